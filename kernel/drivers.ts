@@ -1,0 +1,52 @@
+import type { AggregateQuery, Filter, Query } from './query/ast';
+import type { ObjectDefinition } from './metadata/types';
+
+export type DbRecord = Record<string, unknown>;
+
+export interface DriverCapabilities {
+  transactions: boolean;
+  aggregation: boolean;
+  fullTextSearch: boolean;
+}
+
+/**
+ * What a datasource sees of a running transaction. Passed back into every call made inside it;
+ * drivers attach their own state by extending it.
+ */
+export interface Transaction {
+  readonly datasource: string;
+}
+
+/**
+ * A storage backend for a set of objects. It receives the kernel's AST (never protocol syntax),
+ * values already validated and normalised by the engine, and pushes filter, sort, paging and
+ * aggregation down to its store. Records go in and come out with `id` as their key.
+ *
+ * Storage errors: a unique violation throws ObjectQLError('CONFLICT'); any other failure
+ * throws ObjectQLError('DATABASE_ERROR') with a message that leaks no store internals.
+ */
+export interface Datasource {
+  readonly name: string;
+  readonly capabilities: DriverCapabilities;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  /** Creates or extends storage for these objects; never drops data. */
+  syncSchema(objects: ObjectDefinition[]): Promise<void>;
+  find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]>;
+  count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number>;
+  create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord>;
+  /** Returns the whole updated record, or null when no record has that id. */
+  update(object: string, id: string, data: DbRecord, tx?: Transaction): Promise<DbRecord | null>;
+  /** Returns whether a record was deleted. */
+  delete(object: string, id: string, tx?: Transaction): Promise<boolean>;
+  aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]>;
+  /** Runs fn in a transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface DatasourceConfig {
+  driver: string;
+  [option: string]: unknown;
+}
+
+export type DriverFactory = (name: string, config: DatasourceConfig, deps: { logger: import('pino').Logger }) => Datasource;

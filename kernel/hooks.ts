@@ -1,0 +1,100 @@
+/**
+ * Every hook of the kernel, declared in one place. Plugins tap them by name; each tap carries the
+ * plugin's name, and a failure inside a tap is rethrown as a HookError naming the hook and the tap.
+ * Plugins that offer hooks of their own own them; this object does not grow for them.
+ */
+import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncWaterfallHook } from 'tapable';
+import type { Router } from 'express';
+import type { Request } from 'express';
+import type { ResolvedConfig } from './config/schema';
+import type { User } from './context';
+import type { HookContext, RecordChange } from './engine/types';
+import { isErrorCode } from './errors';
+
+/** What a plugin serves, listed at the discovery route. */
+export interface Capability {
+  plugin: string;
+  protocol?: string;
+  routes?: string[];
+  [key: string]: unknown;
+}
+
+export type DataHook = AsyncSeriesHook<[HookContext]>;
+
+function dataHookMap(event: string): HookMap<DataHook> {
+  return new HookMap(() => new AsyncSeriesHook<[HookContext]>(['ctx'], event), event);
+}
+
+export function createHooks() {
+  const hooks = {
+    /** After config is loaded, before any plugin starts: plugins may read or adjust settings. */
+    configure: new AsyncSeriesHook<[ResolvedConfig]>(['config'], 'configure'),
+    /** Connect, sync, open resources. Runs in dependency order. */
+    start: new AsyncSeriesHook<[]>([], 'start'),
+    /** Mount HTTP routes on the kernel's router. */
+    routes: new AsyncSeriesHook<[Router]>(['router'], 'routes'),
+    /** Everything started and listening. */
+    ready: new AsyncSeriesHook<[]>([], 'ready'),
+    /** Close everything; runs in reverse registration order. */
+    stop: new AsyncSeriesHook<[]>([], 'stop'),
+
+    /** Identity: the first tap that returns a user wins; none means anonymous. */
+    authenticate: new AsyncSeriesBailHook<[Request], User | undefined>(['req'], 'authenticate'),
+
+    beforeFind: dataHookMap('beforeFind'),
+    afterFind: dataHookMap('afterFind'),
+    beforeCreate: dataHookMap('beforeCreate'),
+    afterCreate: dataHookMap('afterCreate'),
+    beforeUpdate: dataHookMap('beforeUpdate'),
+    afterUpdate: dataHookMap('afterUpdate'),
+    beforeDelete: dataHookMap('beforeDelete'),
+    afterDelete: dataHookMap('afterDelete'),
+
+    /** Fires after a write has committed; subscriptions and realtime listen here. */
+    recordChanged: new AsyncSeriesHook<[RecordChange]>(['change'], 'recordChanged'),
+
+    /** What each plugin serves, for the discovery route. */
+    capabilities: new SyncWaterfallHook<[Capability[]]>(['capabilities'], 'capabilities'),
+  };
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (hook instanceof HookMap) {
+      hook.intercept({ factory: (key, h) => { annotateFailures(h as unknown as InterceptableHook, `${name}[${String(key)}]`); return h; } });
+    } else {
+      annotateFailures(hook as unknown as InterceptableHook, name);
+    }
+  }
+  return Object.freeze(hooks);
+}
+
+export type KernelHooks = ReturnType<typeof createHooks>;
+export type DataHookName = 'beforeFind' | 'afterFind' | 'beforeCreate' | 'afterCreate' | 'beforeUpdate' | 'afterUpdate' | 'beforeDelete' | 'afterDelete';
+
+/** A failure inside a tap, naming the hook and the tap (plugin or metadata file). */
+export class HookError extends Error {
+  constructor(readonly hook: string, readonly tap: string, override readonly cause: unknown) {
+    super(`Hook ${hook} failed in ${tap}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'HookError';
+  }
+}
+
+interface InterceptableHook {
+  intercept(i: { register: (tap: { name: string; type: string; fn: Function }) => unknown }): void;
+}
+
+/**
+ * Wraps every tap so that an error thrown inside it names the hook and the tap. An error that
+ * carries one of the spec's codes passes through untouched: it is meant for the client.
+ */
+function annotateFailures(hook: InterceptableHook, hookName: string): void {
+  hook.intercept({
+    register(tap) {
+      if (tap.type !== 'promise' && tap.type !== 'sync') return tap;
+      const fn = tap.fn;
+      const wrap = (err: unknown) => (isErrorCode((err as { code?: unknown })?.code) || err instanceof HookError ? err : new HookError(hookName, tap.name, err));
+      tap.fn = tap.type === 'promise'
+        ? (...args: unknown[]) => Promise.resolve().then(() => fn(...args)).catch((err: unknown) => { throw wrap(err); })
+        : (...args: unknown[]) => { try { return fn(...args); } catch (err) { throw wrap(err); } };
+      return tap;
+    },
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Evaluates the AST against one record in JavaScript. The memory driver filters with it and the
+ * engine's validation rules (`conditional.when`, `cross_field`) use it. These are the semantics
+ * every driver shares:
+ * - `eq`, `in`, `gt`... compare exactly (case-sensitive); strings compare by code unit.
+ * - `like`, `contains`, `startswith`, `endswith` are case-insensitive; `like` takes SQL wildcards
+ *   `%` and `_` (a backslash escapes them); the other three take their value literally.
+ * - `ne` and `nin` match null values (a missing value is not equal to 'x'); every other
+ *   comparison with a null side is false. `isnull: true` matches null, undefined and [].
+ * - On an array value (a `multiple` field) `eq` / `in` match when any element matches, `ne` /
+ *   `nin` when no element does.
+ * - `between` is inclusive at both ends.
+ * - Sorting puts nulls first in ascending order, last in descending order.
+ */
+import type { Condition, Filter } from './ast';
+
+type Rec = Record<string, unknown>;
+
+export function evaluateFilter(filter: Filter | undefined, record: Rec): boolean {
+  if (!filter) return true;
+  if ('and' in filter) return filter.and.every((f) => evaluateFilter(f, record));
+  if ('or' in filter) return filter.or.some((f) => evaluateFilter(f, record));
+  if ('not' in filter) return !evaluateFilter(filter.not, record);
+  return evaluateCondition(filter, record);
+}
+
+function isNullish(v: unknown): boolean {
+  return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+}
+
+function evaluateCondition(c: Condition, record: Rec): boolean {
+  const actual = record[c.field];
+  const expected = 'ref' in c ? record[c.ref] : c.value;
+  switch (c.op) {
+    case 'isnull':
+      return isNullish(actual) === Boolean(expected);
+    case 'ne':
+      if (Array.isArray(actual)) return !actual.some((a) => valuesEqual(a, expected));
+      return isNullish(actual) || !valuesEqual(actual, expected);
+    case 'nin': {
+      const list = expected as unknown[];
+      if (Array.isArray(actual)) return !actual.some((a) => list.some((e) => valuesEqual(a, e)));
+      return isNullish(actual) || !list.some((e) => valuesEqual(actual, e));
+    }
+    default:
+      break;
+  }
+  if (isNullish(actual) || expected === null || expected === undefined) return false;
+  if (Array.isArray(actual) && (c.op === 'eq' || c.op === 'in')) {
+    return actual.some((a) => evaluateCondition({ ...c, value: expected, field: '$' } as Condition, { $: a }));
+  }
+  switch (c.op) {
+    case 'eq':
+      return valuesEqual(actual, expected);
+    case 'in':
+      return (expected as unknown[]).some((e) => valuesEqual(actual, e));
+    case 'gt':
+      return compareValues(actual, expected) > 0;
+    case 'ge':
+      return compareValues(actual, expected) >= 0;
+    case 'lt':
+      return compareValues(actual, expected) < 0;
+    case 'le':
+      return compareValues(actual, expected) <= 0;
+    case 'between': {
+      const [low, high] = expected as [unknown, unknown];
+      return compareValues(actual, low) >= 0 && compareValues(actual, high) <= 0;
+    }
+    case 'like':
+      return likeToRegExp(String(expected)).test(String(actual));
+    case 'contains':
+      return String(actual).toLowerCase().includes(String(expected).toLowerCase());
+    case 'startswith':
+      return String(actual).toLowerCase().startsWith(String(expected).toLowerCase());
+    case 'endswith':
+      return String(actual).toLowerCase().endsWith(String(expected).toLowerCase());
+    default:
+      return false;
+  }
+}
+
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+  return false;
+}
+
+/** Total order over stored values: nulls first, then numbers, booleans, strings. */
+export function compareValues(a: unknown, b: unknown): number {
+  const an = isNullish(a);
+  const bn = isNullish(b);
+  if (an || bn) return an === bn ? 0 : an ? -1 : 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  const as = typeof a === 'string' ? a : JSON.stringify(a);
+  const bs = typeof b === 'string' ? b : JSON.stringify(b);
+  return as < bs ? -1 : as > bs ? 1 : 0;
+}
+
+/** SQL LIKE pattern → anchored, case-insensitive RegExp. `\` escapes `%`, `_` and itself. */
+export function likeToRegExp(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\' && i + 1 < pattern.length) {
+      out += escapeRegExp(pattern[++i]);
+    } else if (ch === '%') {
+      out += '[\\s\\S]*';
+    } else if (ch === '_') {
+      out += '[\\s\\S]';
+    } else {
+      out += escapeRegExp(ch);
+    }
+  }
+  return new RegExp(`^${out}$`, 'i');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
