@@ -47,7 +47,7 @@ function evaluateCondition(c: Condition, record: Rec): boolean {
   }
   if (isNullish(actual) || expected === null || expected === undefined) return false;
   if (Array.isArray(actual) && (c.op === 'eq' || c.op === 'in')) {
-    return actual.some((a) => evaluateCondition({ ...c, value: expected, field: '$' } as Condition, { $: a }));
+    return actual.some((a) => evaluateCondition({ field: '$', op: c.op, value: expected } as Condition, { $: a }));
   }
   switch (c.op) {
     case 'eq':

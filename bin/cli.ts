@@ -1,0 +1,61 @@
+/** The `objectql` command line: `objectql serve --config FILE [--port N]`. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../kernel';
+
+const USAGE = `Usage: objectql serve [--config FILE] [--port N]
+
+  --config FILE  objectql.config.(ts|js|mjs|json|yml); default ./objectql.config.ts
+  --port N       port to listen on (also PORT); overrides the config's port
+`;
+
+const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.config.mjs', 'objectql.config.json', 'objectql.config.yml'];
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const [command] = parsed.positionals;
+  if (parsed.values.help || !command) {
+    process.stdout.write(USAGE);
+    return command || parsed.values.help ? 0 : 2;
+  }
+  if (command !== 'serve') {
+    process.stderr.write(`Unknown command '${command}'\n\n${USAGE}`);
+    return 2;
+  }
+  const portText = parsed.values.port ?? process.env.PORT;
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    process.stderr.write(`Invalid port '${portText}': use a whole number from 0 to 65535\n`);
+    return 2;
+  }
+  const configFile = parsed.values.config ?? DEFAULT_CONFIGS.find((f) => existsSync(resolve(f)));
+  try {
+    const config = configFile ? await loadConfigFile(configFile) : undefined;
+    const kernel = await createKernel(config ? { ...config, ...(port !== undefined ? { port } : {}) } : { port });
+    await kernel.start();
+    const shutdown = (signal: string) => {
+      kernel.logger.info({ signal }, 'stopping');
+      kernel.stop().then(
+        () => process.exit(0),
+        (err) => {
+          kernel.logger.error({ err }, 'error while stopping');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    return 0;
+  } catch (err) {
+    const known = err instanceof ConfigError || err instanceof MetadataError || err instanceof PluginError;
+    process.stderr.write(`objectql: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}

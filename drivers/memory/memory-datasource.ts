@@ -1,0 +1,183 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { Datasource, DbRecord, DriverCapabilities, Transaction } from '../../kernel/drivers';
+import { ObjectQLError } from '../../kernel/errors';
+import type { ObjectDefinition } from '../../kernel/metadata/types';
+import type { AggregateQuery, Filter, Query } from '../../kernel/query/ast';
+import { evaluateFilter } from '../../kernel/query/evaluate';
+import { aggregateRows } from './aggregate';
+import { checkUnique, conflict, uniqueKeys } from './constraints';
+import { applyQuery } from './query';
+import { MemoryTransaction, Mutex } from './transaction';
+
+type Table = Map<string, DbRecord>;
+
+/** A deep copy of caller data without its undefined keys. */
+function copyInput(data: DbRecord): DbRecord {
+  const out: DbRecord = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (v !== undefined) out[k] = structuredClone(v);
+  }
+  return out;
+}
+
+/**
+ * A datasource on plain JS maps. Stored records are never mutated in place (every write stores a
+ * new object), which lets a transaction detect a record changed outside it by identity.
+ */
+export class MemoryDatasource implements Datasource {
+  readonly capabilities: DriverCapabilities = { transactions: true, aggregation: true, fullTextSearch: false };
+  private readonly tables = new Map<string, Table>();
+  private readonly unique = new Map<string, string[][]>();
+  private readonly mutex = new Mutex();
+  // Detects a nested transaction() call, which would otherwise wait on the mutex forever.
+  private readonly currentTx = new AsyncLocalStorage<MemoryTransaction>();
+
+  constructor(readonly name: string) {}
+
+  async connect(): Promise<void> {}
+
+  async disconnect(): Promise<void> {}
+
+  async syncSchema(objects: ObjectDefinition[]): Promise<void> {
+    for (const def of objects) {
+      this.table(def.name);
+      this.unique.set(def.name, uniqueKeys(def));
+    }
+  }
+
+  async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
+    const rows = this.rows(object, this.useTx(tx));
+    return applyQuery(rows, query).map((r) => structuredClone(r));
+  }
+
+  async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
+    return this.rows(object, this.useTx(tx)).filter((r) => evaluateFilter(filter, r)).length;
+  }
+
+  async create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
+    const t = this.useTx(tx);
+    const { id: given, ...rest } = copyInput(data);
+    const id = given === undefined || given === null ? randomUUID() : String(given);
+    const record: DbRecord = { id, ...rest };
+    if (this.get(object, id, t)) {
+      throw conflict(object, ['id'], `A record with id '${id}' already exists in object '${object}'`);
+    }
+    checkUnique(object, this.keys(object), record, this.rows(object, t));
+    this.write(object, id, record, t);
+    return structuredClone(record);
+  }
+
+  async update(object: string, id: string, data: DbRecord, tx?: Transaction): Promise<DbRecord | null> {
+    const t = this.useTx(tx);
+    const current = this.get(object, id, t);
+    if (!current) return null;
+    const { id: _ignored, ...patch } = copyInput(data);
+    const record: DbRecord = { ...structuredClone(current), ...patch, id: current.id };
+    checkUnique(object, this.keys(object), record, this.rows(object, t));
+    this.write(object, id, record, t);
+    return structuredClone(record);
+  }
+
+  async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
+    const t = this.useTx(tx);
+    if (!this.get(object, id, t)) return false;
+    this.write(object, id, null, t);
+    return true;
+  }
+
+  async aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
+    return structuredClone(aggregateRows(this.rows(object, this.useTx(tx)), query));
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    if (this.currentTx.getStore()?.active) {
+      throw new ObjectQLError('DATABASE_ERROR', `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`);
+    }
+    const release = await this.mutex.lock();
+    const tx = new MemoryTransaction(this.name, this);
+    try {
+      const result = await this.currentTx.run(tx, () => fn(tx));
+      this.commit(tx);
+      return result;
+    } finally {
+      tx.active = false;
+      release();
+    }
+  }
+
+  /** Validates every staged write against the committed data, then applies them all at once. */
+  private commit(tx: MemoryTransaction): void {
+    for (const [object, writes] of tx.staged) {
+      const table = this.table(object);
+      const rows = this.rows(object, tx);
+      for (const [id, { record, base }] of writes) {
+        // Written outside the transaction since it first touched this record.
+        if (table.get(id) !== base) {
+          throw conflict(object, ['id'], `Record '${id}' of object '${object}' was modified outside the transaction`);
+        }
+        if (record) checkUnique(object, this.keys(object), record, rows);
+      }
+    }
+    for (const [object, writes] of tx.staged) {
+      const table = this.table(object);
+      for (const [id, { record }] of writes) {
+        if (record) table.set(id, record);
+        else table.delete(id);
+      }
+    }
+  }
+
+  private useTx(tx: Transaction | undefined): MemoryTransaction | undefined {
+    if (tx === undefined) return undefined;
+    if (!(tx instanceof MemoryTransaction) || tx.owner !== this) {
+      throw new ObjectQLError('DATABASE_ERROR', `Transaction does not belong to datasource '${this.name}'`);
+    }
+    if (!tx.active) throw new ObjectQLError('DATABASE_ERROR', 'Transaction has already finished');
+    return tx;
+  }
+
+  private table(object: string): Table {
+    let table = this.tables.get(object);
+    if (!table) {
+      table = new Map();
+      this.tables.set(object, table);
+    }
+    return table;
+  }
+
+  private keys(object: string): string[][] {
+    return this.unique.get(object) ?? [];
+  }
+
+  /** The stored record as seen by tx (its staged writes over the committed data). */
+  private get(object: string, id: string, tx: MemoryTransaction | undefined): DbRecord | undefined {
+    const staged = tx?.lookup(object, id);
+    if (staged) return staged.record ?? undefined;
+    return this.tables.get(object)?.get(id);
+  }
+
+  /** All stored records as seen by tx, in insertion order; not copies. */
+  private rows(object: string, tx: MemoryTransaction | undefined): DbRecord[] {
+    const table = this.tables.get(object);
+    const writes = tx?.staged.get(object);
+    if (!writes) return table ? [...table.values()] : [];
+    const out: DbRecord[] = [];
+    for (const [id, record] of table ?? []) {
+      const staged = writes.get(id);
+      if (!staged) out.push(record);
+      else if (staged.record) out.push(staged.record);
+    }
+    for (const [id, { record }] of writes) {
+      if (record && !table?.has(id)) out.push(record);
+    }
+    return out;
+  }
+
+  private write(object: string, id: string, record: DbRecord | null, tx: MemoryTransaction | undefined): void {
+    const table = this.table(object);
+    if (tx) tx.stage(object, id, record, table.get(id));
+    else if (record) table.set(id, record);
+    else table.delete(id);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Built-in plugins and drivers, by the name the config uses. Loaded lazily (knex-style), so an
+ * unused protocol costs nothing at start-up.
+ */
+import type { PluginLike } from './plugin';
+
+type Loader = () => PluginLike<any>;
+
+function defaultExport(mod: { default?: unknown }): PluginLike<any> {
+  return (mod.default ?? mod) as PluginLike<any>;
+}
+
+export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
+  rpc: () => defaultExport(require('../plugins/rpc')),
+});
+
+/** Driver name (a datasource's `driver`) → the plugin that registers it. */
+export const BUILTIN_DRIVERS: Readonly<Record<string, Loader>> = Object.freeze({
+  memory: () => defaultExport(require('../drivers/memory')),
+});

@@ -1,0 +1,91 @@
+/**
+ * What one caller may do with one object: the object and operation levels, the field level and
+ * the record level (record_filters). Deny by default once an object has a permission file; no
+ * file means open to any caller the auth settings let in; admin roles bypass everything.
+ */
+import type { User } from '../context';
+import { ObjectQLError } from '../errors';
+import type { ObjectDefinition, PermissionEntry } from '../metadata/types';
+import type { Filter } from '../query/ast';
+import { parseFilter } from '../query/parse-filter';
+
+export type Operation = 'read' | 'create' | 'edit' | 'delete';
+
+const FLAG: Record<Operation, keyof Pick<PermissionEntry, 'allow_read' | 'allow_create' | 'allow_edit' | 'allow_delete'>> = {
+  read: 'allow_read',
+  create: 'allow_create',
+  edit: 'allow_edit',
+  delete: 'allow_delete',
+};
+
+export interface Access {
+  /** Unrestricted: admin, system, or an object without a permission file. */
+  all: boolean;
+  allowed: Record<Operation, boolean>;
+  readable: ReadonlySet<string>;
+  editable: ReadonlySet<string>;
+  /**
+   * Record scope for reads and writes, with special values still unresolved; undefined when
+   * every record is in scope. An `or` of the matching entries' record_filters.
+   */
+  scope?: Filter;
+  roles: string[];
+}
+
+/** Parsed permission entries of one object, computed once at start-up. */
+export class ObjectPermissions {
+  private readonly entries: Array<{ entry: PermissionEntry; scope?: Filter }>;
+  private readonly cache = new Map<string, Access>();
+  private readonly allFields: ReadonlySet<string>;
+  private readonly writableFields: ReadonlySet<string>;
+
+  constructor(private readonly object: ObjectDefinition, private readonly adminRoles: ReadonlySet<string>) {
+    this.entries = (object.permissions ?? []).map((entry) => ({
+      entry,
+      scope: entry.record_filters?.length ? parseFilter(entry.record_filters) : undefined,
+    }));
+    this.allFields = new Set(Object.keys(object.fields));
+    this.writableFields = new Set(Object.values(object.fields).filter((f) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula').map((f) => f.name));
+  }
+
+  /** Access of a caller with these roles; cached per role set (record scopes stay unresolved). */
+  access(user: User | undefined, system = false): Access {
+    const roles = user?.roles ?? [];
+    const key = system ? '\u0000system' : [...roles].sort().join('\u0000');
+    let access = this.cache.get(key);
+    if (!access) {
+      access = this.compute(roles, system);
+      this.cache.set(key, access);
+    }
+    return access;
+  }
+
+  private compute(roles: string[], system: boolean): Access {
+    if (system || this.object.permissions === undefined || roles.some((r) => this.adminRoles.has(r))) {
+      return { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, roles };
+    }
+    const matching = this.entries.filter(({ entry }) => roles.includes(entry.profile));
+    const allowed = {} as Record<Operation, boolean>;
+    for (const op of Object.keys(FLAG) as Operation[]) allowed[op] = matching.some(({ entry }) => entry[FLAG[op]] === true);
+
+    // A field is readable (editable) when some matching entry that allows reading (editing) does not deny it.
+    const readers = matching.filter(({ entry }) => entry.allow_read);
+    const editors = matching.filter(({ entry }) => entry.allow_edit || entry.allow_create);
+    const readable = new Set([...this.allFields].filter((f) => f === 'id' || readers.some(({ entry }) => entry.fields?.[f]?.allow_read !== false)));
+    const editable = new Set([...this.writableFields].filter((f) => readable.has(f) && editors.some(({ entry }) => entry.fields?.[f]?.allow_edit !== false && entry.fields?.[f]?.allow_read !== false)));
+
+    // Any matching reader without record_filters sees every record; otherwise the union of their filters.
+    const scoped = readers.length > 0 && readers.every(({ scope }) => scope !== undefined);
+    const scope = scoped ? (readers.length === 1 ? readers[0].scope : { or: readers.map(({ scope: s }) => s!) }) : undefined;
+    return { all: false, allowed, readable, editable, scope, roles };
+  }
+}
+
+export function assertAllowed(access: Access, op: Operation, object: string): void {
+  if (access.allowed[op]) return;
+  throw new ObjectQLError('FORBIDDEN', `Not allowed to ${op} records of '${object}'`, {
+    required_permission: FLAG[op],
+    object,
+    user_roles: access.roles,
+  });
+}

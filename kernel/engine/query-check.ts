@@ -1,0 +1,182 @@
+/**
+ * Checks a query against an object's metadata and the caller's readable fields, and turns it into
+ * the exact AST a driver receives: unknown or hidden fields and operators a type does not support
+ * are errors (a hidden field reads as unknown, so its existence is not revealed), values are
+ * coerced to the field's type, special values are resolved and bare field names become references.
+ */
+import { ObjectQLError } from '../errors';
+import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
+import type { Condition, Filter, Operator, SortKey } from '../query/ast';
+import { isSpecial, resolveSpecial, type Specials } from './special-values';
+import type { SortInput } from './types';
+
+export interface CheckEnv {
+  object: ObjectDefinition;
+  /** Fields the caller may read, filter, sort and group by. */
+  readable: ReadonlySet<string>;
+  specials: Specials;
+}
+
+const NUMERIC = new Set(['number', 'currency', 'percent', 'auto_number']);
+const TEXTUAL = new Set(['text', 'textarea', 'email', 'url', 'phone', 'select', 'lookup', 'master_detail', 'formula']);
+const OPAQUE = new Set(['json', 'object', 'file', 'image']);
+const SUBSTRING_OPS = new Set<Operator>(['like', 'contains', 'startswith', 'endswith']);
+const MEMBERSHIP_OPS = new Set<Operator>(['eq', 'ne', 'in', 'nin', 'isnull']);
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?$/;
+
+export function fieldOf(env: CheckEnv, name: unknown, purpose: string): FieldDefinition {
+  if (typeof name !== 'string') throw new ObjectQLError('INVALID_REQUEST', `${purpose}: field names must be strings, got ${JSON.stringify(name)}`);
+  const field = env.object.fields[name];
+  if (!field || !env.readable.has(name)) {
+    throw new ObjectQLError('INVALID_REQUEST', `${purpose}: unknown field '${name}' on object '${env.object.name}'`, { field: name, object: env.object.name });
+  }
+  return field;
+}
+
+export function checkFilter(filter: Filter, env: CheckEnv): Filter {
+  if ('and' in filter) return { and: filter.and.map((f) => checkFilter(f, env)) };
+  if ('or' in filter) return { or: filter.or.map((f) => checkFilter(f, env)) };
+  if ('not' in filter) return { not: checkFilter(filter.not, env) };
+  return checkCondition(filter, env);
+}
+
+function checkCondition(c: Condition, env: CheckEnv): Filter {
+  const field = fieldOf(env, c.field, 'Filter');
+  const where = `Filter on '${field.name}'`;
+  checkOperator(field, c.op, where);
+  if ('ref' in c) return { field: field.name, op: c.op, ref: checkRef(field, c.ref, env, where) } as Condition;
+
+  let value = resolveSpecials(c.value, env.specials);
+  let op = c.op;
+  // $current_user.role is a list: '=' means "is one of my roles".
+  if (Array.isArray(value) && (op === 'eq' || op === 'ne') && isSpecial(c.value)) op = op === 'eq' ? 'in' : 'nin';
+  if (value === null && (op === 'eq' || op === 'ne')) return { field: field.name, op: 'isnull', value: op === 'eq' };
+  if (op === 'isnull') return { field: field.name, op, value: Boolean(value) };
+
+  // A bare string naming another field compares with that field when a literal string could not fit.
+  if (typeof value === 'string' && !TEXTUAL.has(field.type) && field.name !== 'id' && env.object.fields[value] && !['in', 'nin', 'between', 'like'].includes(op)) {
+    return { field: field.name, op, ref: checkRef(field, value, env, where) } as Condition;
+  }
+  if (op === 'in' || op === 'nin' || op === 'between') {
+    if (!Array.isArray(value)) throw new ObjectQLError('INVALID_REQUEST', `${where}: operator '${op}' needs an array value`);
+    value = value.map((v) => coerce(field, v, op, where));
+  } else if (SUBSTRING_OPS.has(op)) {
+    if (typeof value !== 'string') throw new ObjectQLError('INVALID_REQUEST', `${where}: operator '${op}' needs a string value`);
+  } else {
+    value = coerce(field, value, op, where);
+  }
+  return { field: field.name, op, value };
+}
+
+function checkOperator(field: FieldDefinition, op: Operator, where: string): void {
+  if (OPAQUE.has(field.type) && op !== 'isnull') {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: a ${field.type} field can only be tested against null`);
+  }
+  if (field.multiple && !MEMBERSHIP_OPS.has(op)) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: a multiple-value field supports =, !=, in, not in and null tests only`);
+  }
+  if (SUBSTRING_OPS.has(op) && !TEXTUAL.has(field.type) && field.name !== 'id' && field.name !== 'created_by' && field.name !== 'updated_by') {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: operator '${op}' applies to text fields, not ${field.type}`);
+  }
+}
+
+function checkRef(field: FieldDefinition, ref: string, env: CheckEnv, where: string): string {
+  const other = fieldOf(env, ref, where);
+  const family = (f: FieldDefinition) => (NUMERIC.has(f.type) ? 'number' : f.type === 'date' || f.type === 'datetime' ? 'date' : TEXTUAL.has(f.type) ? 'text' : f.type);
+  if (family(other) !== family(field) || other.multiple || field.multiple || OPAQUE.has(other.type)) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: cannot compare a ${field.type} field with '${ref}' (${other.type})`);
+  }
+  return ref;
+}
+
+function resolveSpecials(value: unknown, specials: Specials): unknown {
+  if (isSpecial(value)) return resolveSpecial(value, specials);
+  if (Array.isArray(value)) return value.map((v) => (isSpecial(v) ? resolveSpecial(v, specials) : v));
+  return value;
+}
+
+/** Coerces one filter value to the field's storage form; a value that cannot fit is an error naming the field. */
+function coerce(field: FieldDefinition, value: unknown, op: Operator, where: string): unknown {
+  const bad = (expected: string) => new ObjectQLError('INVALID_REQUEST', `${where}: ${JSON.stringify(value)} is not ${expected}`, { field: field.name });
+  if (value === null || value === undefined) throw bad('a value (use = null or != null to test for null)');
+  if (NUMERIC.has(field.type)) {
+    const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isFinite(n)) throw bad('a number');
+    return n;
+  }
+  switch (field.type) {
+    case 'boolean':
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (typeof value !== 'boolean') throw bad('a boolean');
+      return value;
+    case 'date':
+      if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(value))) throw bad('a date (YYYY-MM-DD)');
+      return value;
+    case 'datetime': {
+      const t = typeof value === 'string' ? Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value) : NaN;
+      if (Number.isNaN(t)) throw bad('a date-time (ISO 8601)');
+      return new Date(t).toISOString();
+    }
+    case 'time':
+      if (typeof value !== 'string' || !TIME.test(value)) throw bad('a time (HH:MM or HH:MM:SS)');
+      return value.length === 5 ? `${value}:00` : value;
+    case 'select':
+      if (typeof value !== 'string') throw bad('a string');
+      if ((op === 'eq' || op === 'ne' || op === 'in' || op === 'nin') && field.options && !field.options.some((o) => o.value === value)) {
+        throw bad(`one of: ${field.options.map((o) => o.value).join(', ')}`);
+      }
+      return value;
+    default:
+      if (typeof value !== 'string') throw bad('a string');
+      return value;
+  }
+}
+
+/** Fields to return: all readable when absent or null; each named field must exist and be readable. */
+export function checkFields(fields: unknown, env: CheckEnv): string[] | undefined {
+  if (fields === undefined || fields === null) return undefined;
+  if (!Array.isArray(fields)) throw new ObjectQLError('INVALID_REQUEST', "'fields' must be an array of field names");
+  return [...new Set(fields.map((f) => fieldOf(env, f, 'fields').name))];
+}
+
+/** Normalises every sort syntax: 'a', '-a', 'a desc', 'a,b desc', ['a','desc'], [['a','desc']], {field, dir}. */
+export function parseSort(input: SortInput | undefined): SortKey[] {
+  if (input === undefined || input === null) return [];
+  const keys: SortKey[] = [];
+  const fromString = (s: string) => {
+    for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [name, dir, ...rest] = part.split(/\s+/);
+      if (rest.length) throw new ObjectQLError('INVALID_REQUEST', `Invalid sort '${part}'`);
+      if (name.startsWith('-')) keys.push({ field: name.slice(1), dir: dir ? direction(dir, part) : 'desc' });
+      else keys.push({ field: name.replace(/^\+/, ''), dir: dir ? direction(dir, part) : 'asc' });
+    }
+  };
+  if (typeof input === 'string') fromString(input);
+  else if (Array.isArray(input)) {
+    // A single pair ['name', 'desc'] as well as a list of pairs.
+    const list = input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string' && /^(asc|desc)$/i.test(input[1]) ? [input as [string, string]] : input;
+    for (const item of list) {
+      if (typeof item === 'string') fromString(item);
+      else if (Array.isArray(item) && typeof item[0] === 'string') keys.push({ field: item[0], dir: item[1] === undefined ? 'asc' : direction(item[1], JSON.stringify(item)) });
+      else if (item && typeof item === 'object' && typeof (item as SortKey).field === 'string') keys.push({ field: (item as SortKey).field, dir: (item as SortKey).dir === undefined ? 'asc' : direction((item as SortKey).dir, JSON.stringify(item)) });
+      else throw new ObjectQLError('INVALID_REQUEST', `Invalid sort entry ${JSON.stringify(item)}: use [field, 'asc' | 'desc']`);
+    }
+  } else throw new ObjectQLError('INVALID_REQUEST', "'sort' must be a field name or a list of [field, 'asc' | 'desc']");
+  return keys;
+}
+
+function direction(dir: unknown, where: string): 'asc' | 'desc' {
+  const d = typeof dir === 'string' ? dir.toLowerCase() : '';
+  if (d !== 'asc' && d !== 'desc') throw new ObjectQLError('INVALID_REQUEST', `Invalid sort direction in ${where}: use 'asc' or 'desc'`);
+  return d;
+}
+
+export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: ReadonlySet<string> = new Set()): SortKey[] {
+  return parseSort(input).map((k) => {
+    if (aliases.has(k.field)) return k;
+    const field = fieldOf(env, k.field, 'sort');
+    if (OPAQUE.has(field.type) || field.multiple) throw new ObjectQLError('INVALID_REQUEST', `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
+    return k;
+  });
+}

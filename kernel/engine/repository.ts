@@ -1,0 +1,239 @@
+/**
+ * One object seen by one caller: the data path of DESIGN.md §2. Reads live here; writes, bulk
+ * operations, expand and actions are in files of their own and take this repository as their
+ * context.
+ */
+import type { RequestContext } from '../context';
+import type { Transaction } from '../drivers';
+import { ObjectQLError } from '../errors';
+import type { AggregateSpec, Filter } from '../query/ast';
+import { andFilters } from '../query/ast';
+import { parseFilter } from '../query/parse-filter';
+import { runAction } from './actions';
+import { createMany, deleteMany, updateMany } from './bulk';
+import type { CompiledObject, DataEngine } from './engine';
+import { checkExpand, expandRecords, type CheckedExpand } from './expand';
+import { checkAggregate } from './aggregate-check';
+import { runDataHooks } from './hook-runner';
+import { assertAllowed, type Access } from './permissions';
+import { checkFields, checkFilter, checkSort, type CheckEnv } from './query-check';
+import type { Specials } from './special-values';
+import type {
+  ActionRequest, BulkCountResult, CountOptions, CreateManyResult, DataRecord, FindOptions, FindResult, HookContext, Operation, Repository,
+} from './types';
+import type { UnitOfWork } from './unit-of-work';
+import { createRecord, deleteRecord, updateRecord } from './write-path';
+
+export interface CheckedQuery {
+  fields?: string[];
+  filter?: Filter;
+  sort: ReturnType<typeof checkSort>;
+  top: number;
+  skip: number;
+  expand?: CheckedExpand;
+  groupBy?: string[];
+  aggregate?: AggregateSpec[];
+}
+
+interface InternalFind {
+  /** Expand level of this find (0 for the caller's own query). */
+  depth: number;
+  /** Expand fetches exactly the ids it needs, however many. */
+  unlimitedTop?: boolean;
+}
+
+export class ObjectRepository implements Repository {
+  constructor(
+    readonly engine: DataEngine,
+    readonly compiled: CompiledObject,
+    readonly request: RequestContext,
+    readonly unit: UnitOfWork,
+  ) {}
+
+  get name(): string {
+    return this.compiled.def.name;
+  }
+  get access(): Access {
+    return this.compiled.permissions.access(this.request.user, this.request.system);
+  }
+  get tx(): Transaction | undefined {
+    return this.unit.transactions.get(this.compiled.def.datasource);
+  }
+  specials(): Specials {
+    return { user: this.request.user, now: new Date() };
+  }
+  env(access = this.access): CheckEnv {
+    return { object: this.compiled.def, readable: access.readable, specials: this.specials() };
+  }
+
+  /** The caller's record scope with special values resolved; record_filters may name any field. */
+  scopeFilter(access = this.access): Filter | undefined {
+    if (!access.scope) return undefined;
+    return checkFilter(access.scope, { object: this.compiled.def, readable: new Set(Object.keys(this.compiled.def.fields)), specials: this.specials() });
+  }
+
+  parseFilters(filters: unknown): Filter | undefined {
+    const { maxFilterDepth, maxFilterConditions } = this.engine.limits;
+    return parseFilter(filters, { maxDepth: maxFilterDepth, maxConditions: maxFilterConditions });
+  }
+
+  hookContext(event: HookContext['event'], operation: Operation, extra: Partial<HookContext> = {}): HookContext {
+    return { object: this.name, event, operation, user: this.request.user, api: this.engine.api(this.request, this.unit), request: this.request, ...extra };
+  }
+
+  runHooks(ctx: HookContext): Promise<void> {
+    return runDataHooks(this.engine.deps.hooks, ctx, this.engine.deps.logger);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async find(options: FindOptions = {}): Promise<FindResult> {
+    return this.findWith(options, 'find', { depth: 0 });
+  }
+
+  /** @internal */
+  async findWith(options: FindOptions, operation: Operation, internal: InternalFind): Promise<FindResult> {
+    const access = this.access;
+    assertAllowed(access, 'read', this.name);
+    const query = await this.prepareQuery(options, operation, access, internal);
+    if (query.aggregate || query.groupBy) {
+      const items = await this.runAggregate(query, access);
+      return { items, meta: pageMeta(items.length, query.skip, query.top, query.skip + items.length) };
+    }
+
+    const filter = andFilters(query.filter, this.scopeFilter(access));
+    const ds = this.compiled.datasource;
+    const fetchFields = query.fields && [...new Set([...query.fields, ...Object.keys(query.expand ?? {})])];
+    const [rows, total] = await Promise.all([
+      ds.find(this.name, { fields: fetchFields, filter, sort: query.sort, top: query.top, skip: query.skip }, this.tx),
+      ds.count(this.name, filter, this.tx),
+    ]);
+    if (query.expand) await expandRecords(this, rows, query.expand, internal.depth + 1);
+
+    const after = this.hookContext('afterFind', operation, { query: options, result: rows });
+    await this.runHooks(after);
+    const items = (Array.isArray(after.result) ? after.result : rows).map((r) => this.mask(r as DataRecord, access, query.fields));
+    return { items, meta: pageMeta(total, query.skip, query.top, query.skip + rows.length) };
+  }
+
+  async findOne(idOrOptions: string | FindOptions): Promise<DataRecord | null> {
+    let options: FindOptions;
+    if (typeof idOrOptions === 'string') {
+      options = { filter: { field: 'id', op: 'eq', value: idOrOptions } };
+    } else if (idOrOptions && typeof idOrOptions === 'object' && !Array.isArray(idOrOptions)) {
+      options = { ...idOrOptions };
+    } else {
+      throw new ObjectQLError('INVALID_REQUEST', `findOne on '${this.name}' needs a record id or {filters}`);
+    }
+    const { items } = await this.findWith({ ...options, top: 1 }, 'findOne', { depth: 0 });
+    return items[0] ?? null;
+  }
+
+  async count(options: CountOptions = {}): Promise<number> {
+    const access = this.access;
+    assertAllowed(access, 'read', this.name);
+    const before = this.hookContext('beforeFind', 'count', { query: { filters: options.filters, filter: options.filter } });
+    await this.runHooks(before);
+    const q = before.query ?? {};
+    const env = this.env(access);
+    const userFilter = andFilters(this.parseFilters(q.filters), q.filter);
+    const filter = andFilters(userFilter && checkFilter(userFilter, env), this.scopeFilter(access));
+    return this.compiled.datasource.count(this.name, filter, this.tx);
+  }
+
+  async aggregate(options: FindOptions): Promise<DataRecord[]> {
+    if (!options?.aggregate && !options?.groupBy) {
+      throw new ObjectQLError('INVALID_REQUEST', `aggregate on '${this.name}' needs 'aggregate' and/or 'groupBy'`);
+    }
+    return (await this.findWith(options, 'aggregate', { depth: 0 })).items;
+  }
+
+  private async prepareQuery(options: FindOptions, operation: Operation, access: Access, internal: InternalFind): Promise<CheckedQuery> {
+    if (!options || typeof options !== 'object' || Array.isArray(options)) {
+      throw new ObjectQLError('INVALID_REQUEST', `Query on '${this.name}' must be an object`);
+    }
+    const checked = this.checkQuery(options, access, internal);
+    const before = this.hookContext('beforeFind', operation, { query: { ...options } });
+    await this.runHooks(before);
+    // Hooks may have changed the query: check again what they hand on (cheap: no I/O).
+    return before.query === undefined || !this.engine.deps.hooks.beforeFind.get(this.name)?.isUsed() && !this.engine.deps.hooks.beforeFind.get('*')?.isUsed()
+      ? checked
+      : this.checkQuery(before.query, access, internal);
+  }
+
+  private checkQuery(options: FindOptions, access: Access, internal: InternalFind): CheckedQuery {
+    const env = this.env(access);
+    const { defaultTop, maxTop } = this.engine.limits;
+    const top = options.top === undefined || options.top === null ? (internal.unlimitedTop ? undefined : defaultTop) : options.top;
+    if (top !== undefined && (!Number.isInteger(top) || top < 0)) throw new ObjectQLError('INVALID_REQUEST', `'top' must be a non-negative integer, got ${JSON.stringify(top)}`);
+    if (top !== undefined && top > maxTop && !internal.unlimitedTop) throw new ObjectQLError('INVALID_REQUEST', `'top' may be at most ${maxTop}, got ${top}`);
+    const skip = options.skip ?? 0;
+    if (!Number.isInteger(skip) || skip < 0) throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`);
+
+    const userFilter = andFilters(this.parseFilters(options.filters), options.filter);
+    const agg = options.aggregate || options.groupBy ? checkAggregate(options, env) : undefined;
+    return {
+      fields: checkFields(options.fields, env),
+      filter: userFilter && checkFilter(userFilter, env),
+      sort: checkSort(options.sort, env, agg?.aliases),
+      top: top ?? Number.MAX_SAFE_INTEGER,
+      skip,
+      expand: options.expand ? checkExpand(this, options.expand, internal.depth + 1) : undefined,
+      groupBy: agg?.groupBy,
+      aggregate: agg?.aggregate,
+    };
+  }
+
+  private async runAggregate(query: CheckedQuery, access: Access): Promise<DataRecord[]> {
+    const filter = andFilters(query.filter, this.scopeFilter(access));
+    const rows = await this.compiled.datasource.aggregate(this.name, {
+      filter, groupBy: query.groupBy, aggregate: query.aggregate ?? [], sort: query.sort, top: query.top, skip: query.skip,
+    }, this.tx);
+    return rows;
+  }
+
+  /** Only what the caller may read, and only the fields asked for. */
+  mask(record: DataRecord, access: Access, fields?: string[]): DataRecord {
+    const out: DataRecord = {};
+    const keep = fields ? ['id', ...fields] : Object.keys(this.compiled.def.fields);
+    for (const key of keep) {
+      if (access.readable.has(key) && key in record) out[key] = record[key];
+    }
+    return out;
+  }
+
+  // ---- writes (see write-path.ts and bulk.ts) -------------------------------------------------
+
+  create(data: DataRecord): Promise<DataRecord> {
+    return createRecord(this, data);
+  }
+  update(id: string, data: DataRecord): Promise<DataRecord> {
+    return updateRecord(this, id, data);
+  }
+  delete(id: string): Promise<{ id: string; deleted: true }> {
+    return deleteRecord(this, id);
+  }
+  createMany(items: DataRecord[]): Promise<CreateManyResult> {
+    return createMany(this, items);
+  }
+  updateMany(filters: unknown, data: DataRecord): Promise<BulkCountResult> {
+    return updateMany(this, filters, data);
+  }
+  deleteMany(filters: unknown): Promise<BulkCountResult> {
+    return deleteMany(this, filters);
+  }
+  action(name: string, request: ActionRequest = {}): Promise<unknown> {
+    return runAction(this, name, request);
+  }
+}
+
+function pageMeta(total: number, skip: number, top: number, seen: number) {
+  const size = top === Number.MAX_SAFE_INTEGER ? Math.max(total, 0) : top;
+  return {
+    total,
+    page: size > 0 ? Math.floor(skip / size) + 1 : 1,
+    size,
+    pages: size > 0 ? Math.ceil(total / size) : 0,
+    has_next: seen < total,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * create, update and delete: permission → field permission → record scope → before hooks → value
+ * validation of the final data → rules, references, uniqueness → driver → after hooks, all inside
+ * one transaction that the hooks' own writes join; changes are announced after the commit.
+ */
+import { randomUUID } from 'node:crypto';
+import { ObjectQLError, validationError } from '../errors';
+import { evaluateFilter } from '../query/evaluate';
+import { applyDefaults, checkRecordValues } from './field-values';
+import { assertAllowed, type Access } from './permissions';
+import type { ObjectRepository } from './repository';
+import type { DataRecord } from './types';
+import type { UnitOfWork } from './unit-of-work';
+import { checkReferences, checkUniqueFields, nextAutoNumbers } from './write-checks';
+import { checkRules } from './validation-rules';
+
+export async function createRecord(repo: ObjectRepository, input: DataRecord): Promise<DataRecord> {
+  const access = repo.access;
+  assertAllowed(access, 'create', repo.name);
+  assertWritable(repo, input, access, 'create');
+  const created = await inTransaction(repo, async (r) => {
+    const ctx = r.hookContext('beforeCreate', 'create', { data: { ...input } });
+    await r.runHooks(ctx);
+    const specials = r.specials();
+    const data = applyDefaults(r.compiled.def, ctx.data ?? {}, { now: specials.now.toISOString(), today: specials.now.toISOString().slice(0, 10), userId: specials.user?.id });
+    const { id, ...fields } = data;
+    const { data: clean, errors } = checkRecordValues(r.compiled.def, fields, 'create');
+    if (id !== undefined && (typeof id !== 'string' || !id.trim() || id.length > 255)) errors.id = 'must be a non-empty string of at most 255 characters';
+    throwIfInvalid(r, errors);
+
+    const now = specials.now.toISOString();
+    const user = specials.user?.id ?? null;
+    const record: DataRecord = { id: (id as string | undefined) ?? randomUUID(), ...clean, created_at: now, created_by: user, updated_at: now, updated_by: user };
+    Object.assign(record, await nextAutoNumbers(r));
+    await checkFinalRecord(r, record, Object.keys(clean), 'create');
+
+    const stored = await r.compiled.datasource.create(r.name, record, r.tx);
+    const after = r.hookContext('afterCreate', 'create', { data: ctx.data, id: stored.id as string, result: stored });
+    await r.runHooks(after);
+    r.unit.changes.push({ object: r.name, type: 'created', id: stored.id as string, record: stored, user: r.request.user });
+    return (after.result ?? stored) as DataRecord;
+  });
+  return repo.mask(created, repo.access);
+}
+
+export async function updateRecord(repo: ObjectRepository, id: string, input: DataRecord): Promise<DataRecord> {
+  const access = repo.access;
+  assertAllowed(access, 'edit', repo.name);
+  assertId(repo, id);
+  assertWritable(repo, input, access, 'update');
+  const response = await inTransaction(repo, async (r) => {
+    const previous = await loadForWrite(r, id);
+    const ctx = r.hookContext('beforeUpdate', 'update', { data: { ...input }, id, previous });
+    await r.runHooks(ctx);
+    const { data: clean, errors } = checkRecordValues(r.compiled.def, ctx.data ?? {}, 'update');
+    throwIfInvalid(r, errors);
+    const changed = Object.keys(clean);
+    const merged = { ...previous, ...clean };
+    await checkFinalRecord(r, merged, changed, 'update', previous);
+
+    const stamp = { updated_at: r.specials().now.toISOString(), updated_by: r.request.user?.id ?? null };
+    const stored = await r.compiled.datasource.update(r.name, id, { ...clean, ...stamp }, r.tx);
+    if (!stored) throw notFound(r, id);
+    const result: DataRecord = { id };
+    for (const key of changed) result[key] = stored[key];
+    result.updated_at = stored.updated_at;
+    const after = r.hookContext('afterUpdate', 'update', { data: ctx.data, id, previous, result });
+    await r.runHooks(after);
+    r.unit.changes.push({ object: r.name, type: 'updated', id, record: stored, previous, user: r.request.user });
+    return (after.result ?? result) as DataRecord;
+  });
+  return repo.mask(response, repo.access, Object.keys(response));
+}
+
+export async function deleteRecord(repo: ObjectRepository, id: string): Promise<{ id: string; deleted: true }> {
+  const access = repo.access;
+  assertAllowed(access, 'delete', repo.name);
+  assertId(repo, id);
+  return inTransaction(repo, async (r) => {
+    const previous = await loadForWrite(r, id);
+    const ctx = r.hookContext('beforeDelete', 'delete', { id, previous });
+    await r.runHooks(ctx);
+    // A master takes its details with it, whatever the caller may see of them.
+    for (const detail of r.compiled.details) {
+      const children = await r.engine.object(detail.object).datasource.find(detail.object, { fields: ['id'], filter: { field: detail.field, op: 'eq', value: id } }, r.unit.transactions.get(r.engine.object(detail.object).def.datasource));
+      for (const child of children) {
+        await r.engine.scopedRepo(detail.object, { ...r.request, system: true }, r.unit).delete(child.id as string);
+      }
+    }
+    if (!(await r.compiled.datasource.delete(r.name, id, r.tx))) throw notFound(r, id);
+    const result = { id, deleted: true as const };
+    await r.runHooks(r.hookContext('afterDelete', 'delete', { id, previous, result }));
+    r.unit.changes.push({ object: r.name, type: 'deleted', id, record: previous, previous, user: r.request.user });
+    return result;
+  });
+}
+
+/** Runs fn in this datasource's transaction (joining one already open); announces changes after the outermost commit. */
+export async function inTransaction<T>(repo: ObjectRepository, fn: (r: ObjectRepository) => Promise<T>): Promise<T> {
+  if (repo.tx) return fn(repo);
+  const unit = repo.unit;
+  const ds = repo.compiled.datasource;
+  const result = await ds.transaction((tx) => fn(repo.engine.scopedRepo(repo.name, repo.request, unit.with(ds.name, tx))));
+  if (unit.isOutermost) await announce(repo, unit);
+  return result;
+}
+
+async function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void> {
+  const changes = unit.changes.splice(0);
+  for (const change of changes) {
+    try {
+      await repo.engine.deps.hooks.recordChanged.promise(change);
+    } catch (err) {
+      // The write has committed: a failing listener must not turn it into an error.
+      (repo.request.logger ?? repo.engine.deps.logger).error({ err, object: change.object, id: change.id }, 'recordChanged listener failed');
+    }
+  }
+}
+
+async function loadForWrite(r: ObjectRepository, id: string): Promise<DataRecord> {
+  const filter = { and: [{ field: 'id', op: 'eq' as const, value: id }, ...(r.scopeFilter() ? [r.scopeFilter()!] : [])] };
+  const [previous] = await r.compiled.datasource.find(r.name, { filter, top: 1 }, r.tx);
+  if (!previous) throw notFound(r, id);
+  return previous;
+}
+
+async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed: string[], mode: 'create' | 'update', previous?: DataRecord): Promise<void> {
+  const ds = r.compiled.datasource;
+  const errors = await checkRules(r.compiled.def, record, { mode, previous, changed, specials: r.specials(), countMatching: (filter) => ds.count(r.name, filter, r.tx) });
+  Object.assign(errors, await checkReferences(r, record, changed));
+  throwIfInvalid(r, errors);
+  await checkUniqueFields(r, record, changed);
+  const scope = r.scopeFilter();
+  if (scope && !evaluateFilter(scope, record)) {
+    throw new ObjectQLError('FORBIDDEN', `The ${mode === 'create' ? 'new' : 'changed'} record would be outside the records you may access on '${r.name}'`, {
+      required_permission: 'record_filters', user_roles: r.access.roles,
+    });
+  }
+}
+
+/** Field-level permission on what the caller sends. A hidden field reads as unknown; a visible read-only one is forbidden. */
+function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access, mode: 'create' | 'update'): void {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ObjectQLError('INVALID_REQUEST', `Data for '${repo.name}' must be an object of field values`);
+  }
+  if (access.all) return;
+  const fields = repo.compiled.def.fields;
+  const unknown: Record<string, string> = {};
+  for (const key of Object.keys(data)) {
+    if (!fields[key] || fields[key].system) continue; // reported by value validation
+    if (!access.readable.has(key)) unknown[key] = 'unknown field';
+    else if (!access.editable.has(key)) {
+      throw new ObjectQLError('FORBIDDEN', `Not allowed to ${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, { field: key, required_permission: 'allow_edit', user_roles: access.roles });
+    }
+  }
+  throwIfInvalid(repo, unknown);
+}
+
+function throwIfInvalid(r: ObjectRepository, errors: Record<string, string>): void {
+  const names = Object.keys(errors);
+  if (names.length === 0) return;
+  throw validationError(errors, `Invalid ${r.name}: ${names.map((n) => `${n}: ${errors[n]}`).join('; ')}`);
+}
+
+function assertId(r: ObjectRepository, id: unknown): void {
+  if (typeof id !== 'string' || !id) throw new ObjectQLError('INVALID_REQUEST', `A record id (string) is required for '${r.name}'`);
+}
+
+export function notFound(r: ObjectRepository, id: string): ObjectQLError {
+  return new ObjectQLError('NOT_FOUND', `Record '${id}' of '${r.name}' not found`, { object: r.name, id });
+}

@@ -1,0 +1,124 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import pinoHttp from 'pino-http';
+import type { Kernel } from '../kernel';
+import type { RequestContext } from '../context';
+import { ObjectQLError, toObjectQLError } from '../errors';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Who asks, set by the kernel before any plugin route runs. */
+      objectql: RequestContext;
+    }
+  }
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** The kernel's HTTP server: health, discovery, identity, body parsing and the error format. */
+export class HttpHost {
+  private server?: Server;
+  private draining = false;
+  readonly app: Express = express();
+
+  constructor(private readonly kernel: Kernel) {}
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null | undefined;
+    if (!address) throw new Error('HTTP server is not listening');
+    const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /** The request context of an incoming request (identity, request id, logger). */
+  context(req: Request): RequestContext {
+    return req.objectql;
+  }
+
+  async listen(): Promise<void> {
+    const { config, hooks, logger } = this.kernel;
+    const app = this.app;
+    app.disable('x-powered-by');
+    app.set('trust proxy', false);
+    app.use(pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      quietReqLogger: true,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }));
+    app.get('/health', (_req, res) => {
+      res.status(this.draining ? 503 : 200).json({ status: this.draining ? 'stopping' : 'ok' });
+    });
+    app.get('/.well-known/objectql', (_req, res) => {
+      res.json({ name: 'objectql', routes: config.routes, capabilities: hooks.capabilities.call([]) });
+    });
+    app.use(express.json({ limit: config.limits.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] }));
+    app.use(async (req: Request, _res: Response, next: NextFunction) => {
+      try {
+        const user = await hooks.authenticate.promise(req);
+        req.objectql = { user: user ?? undefined, requestId: String(req.id), logger: req.log };
+        next();
+      } catch (err) {
+        next(err);
+      }
+    });
+    const router = express.Router();
+    await hooks.routes.promise(router);
+    app.use(router);
+    app.use((req: Request, _res: Response, next: NextFunction) => next(new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${req.path}`)));
+    app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
+
+    this.server = createServer(app);
+    const server = this.server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops accepting connections, lets requests in flight finish, then closes what is left. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.draining = true;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+    await closed;
+    clearTimeout(timer);
+  }
+}
+
+/** Renders any error in the spec's error body; unknown errors are logged and become INTERNAL_ERROR. */
+export function sendError(req: Request, res: Response, err: unknown): void {
+  const error = toHttpError(err);
+  if (error.status >= 500) (req.log ?? console).error({ err }, error.message);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(error.status).json(error.toBody());
+}
+
+/** Maps body-parser and other framework errors onto the spec's codes. */
+export function toHttpError(err: unknown): ObjectQLError {
+  const e = err as { type?: string; status?: number; limit?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new ObjectQLError('INVALID_REQUEST', `Malformed JSON in request body: ${e.message}`);
+  if (e?.type === 'entity.too.large') return new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${e.limit} bytes`);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ObjectQLError('INVALID_REQUEST', e.message ?? 'Unsupported body encoding');
+  return toObjectQLError(err);
+}

@@ -1,0 +1,223 @@
+import { asValue, createContainer, type AwilixContainer } from 'awilix';
+import { isAbsolute, resolve } from 'node:path';
+import { createJiti } from 'jiti';
+import { BUILTIN_DRIVERS, BUILTIN_PLUGINS } from './builtins';
+import { resolveConfig } from './config/load';
+import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
+import { DatasourceManager } from './datasources';
+import type { DriverFactory } from './drivers';
+import { DataEngine } from './engine/engine';
+import { createHooks, type KernelHooks } from './hooks';
+import { HttpHost } from './http/host';
+import { createLogger, type Logger } from './logger';
+import { MetadataRegistry } from './metadata/registry';
+import type { Plugin, PluginLike } from './plugin';
+import { orderPlugins, PluginError } from './plugin-order';
+import { tapMetadataHooks } from './engine/metadata-hooks';
+import { seedInitialData } from './engine/seed';
+
+/**
+ * What the kernel's container holds. Plugins that register services of their own add them here by
+ * module augmentation: `declare module 'objectql/kernel' { interface KernelServices { x: X } }`.
+ */
+export interface KernelServices {
+  config: ResolvedConfig;
+  logger: Logger;
+  hooks: KernelHooks;
+  registry: MetadataRegistry;
+  engine: DataEngine;
+  datasources: DatasourceManager;
+  http: HttpHost;
+}
+
+type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+interface Registered {
+  plugin: Plugin<any>;
+  options: unknown;
+}
+
+export class Kernel {
+  readonly config: ResolvedConfig;
+  readonly hooks: KernelHooks;
+  readonly logger: Logger;
+  readonly container: AwilixContainer<KernelServices>;
+  private readonly plugins: Registered[] = [];
+  private readonly drivers = new Map<string, DriverFactory>();
+  private started: Registered[] = [];
+  private state: State = 'created';
+
+  constructor(config: ObjectQLConfig | ResolvedConfig = {}) {
+    // Resolving is idempotent, so an already resolved config (from loadConfigFile) passes through.
+    this.config = resolveConfig(config);
+    this.hooks = createHooks();
+    this.logger = createLogger(this.config.logLevel);
+    this.container = createContainer<KernelServices>({ strict: true });
+    this.container.register({
+      config: asValue(this.config),
+      logger: asValue(this.logger),
+      hooks: asValue(this.hooks),
+      datasources: asValue(new DatasourceManager(this.drivers, this.logger)),
+      http: asValue(new HttpHost(this)),
+    });
+  }
+
+  get registry(): MetadataRegistry {
+    return this.resolve('registry');
+  }
+  get engine(): DataEngine {
+    return this.resolve('engine');
+  }
+  get http(): HttpHost {
+    return this.resolve('http');
+  }
+  get isStarted(): boolean {
+    return this.state === 'started';
+  }
+
+  resolve<K extends keyof KernelServices>(name: K): KernelServices[K] {
+    if (!this.container.hasRegistration(name)) {
+      throw new PluginError(`Service '${String(name)}' is not available${this.state === 'created' ? ' before the kernel has started' : ''}`);
+    }
+    return this.container.resolve(name);
+  }
+
+  /** Registers a service in this kernel's container, for other plugins to resolve. */
+  provide<K extends keyof KernelServices>(name: K, value: KernelServices[K]): void {
+    this.container.register(name, asValue(value));
+  }
+
+  /** Adds a plugin. Refused once the kernel has started, and for a second plugin of the same name. */
+  use<O>(pluginLike: PluginLike<O>, options?: O): this {
+    if (this.state !== 'created') {
+      throw new PluginError(`Cannot register a plugin after the kernel has started (${describe(pluginLike)})`);
+    }
+    const opts = (options ?? {}) as O;
+    const plugin = typeof pluginLike === 'function' ? pluginLike(opts) : pluginLike;
+    if (!plugin || typeof plugin !== 'object' || typeof plugin.name !== 'string' || !plugin.name || typeof plugin.register !== 'function') {
+      throw new PluginError(`Not a plugin: ${describe(pluginLike)} must be (or return) an object with a name and a register function`);
+    }
+    if (this.plugins.some((p) => p.plugin.name === plugin.name)) {
+      throw new PluginError(`A plugin named '${plugin.name}' is already registered`);
+    }
+    this.plugins.push({ plugin: plugin as Plugin<any>, options: opts });
+    return this;
+  }
+
+  /** Makes a storage driver available to datasources; called by driver plugins in register. */
+  registerDriver(name: string, factory: DriverFactory): void {
+    if (this.drivers.has(name)) throw new PluginError(`A driver named '${name}' is already registered`);
+    this.drivers.set(name, factory);
+  }
+
+  /** Registers the plugins and drivers the config names. */
+  async useConfiguredPlugins(): Promise<this> {
+    for (const [name, options] of Object.entries(this.config.plugins)) {
+      if (options === false) continue;
+      const pluginLike = await this.loadPlugin(name);
+      this.use(pluginLike, options === true ? {} : options);
+    }
+    return this;
+  }
+
+  async start(): Promise<this> {
+    if (this.state !== 'created') throw new PluginError(`Kernel cannot start: it is ${this.state}`);
+    this.state = 'starting';
+    try {
+      await this.registerDriverPlugins();
+      const ordered = orderPlugins(this.plugins.map((r) => ({ ...r, name: r.plugin.name, dependsOn: r.plugin.dependsOn })));
+      for (const r of ordered) await r.plugin.register(this, r.options as never);
+      await this.hooks.configure.promise(this.config);
+
+      const registry = await MetadataRegistry.load(this.config.metadata, { logger: this.logger });
+      this.provide('registry', registry);
+      const datasources = this.resolve('datasources');
+      await datasources.open(this.config.datasources, registry.objects());
+      const engine = new DataEngine({ registry, datasources, hooks: this.hooks, config: this.config, logger: this.logger });
+      this.provide('engine', engine);
+      tapMetadataHooks(this.hooks, registry);
+      await seedInitialData(engine, registry, this.logger);
+
+      for (const r of ordered) {
+        await r.plugin.start?.();
+        this.started.push(r);
+      }
+      await this.hooks.start.promise();
+      await this.http.listen();
+      this.state = 'started';
+      await this.hooks.ready.promise();
+      this.logger.info({ url: this.http.url, plugins: ordered.map((r) => r.plugin.name) }, 'ObjectQL started');
+      return this;
+    } catch (err) {
+      await this.stop().catch((stopErr) => this.logger.error({ err: stopErr }, 'error while stopping after a failed start'));
+      throw err;
+    }
+  }
+
+  /** Drains HTTP, stops plugins in reverse order and closes every datasource. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.state = 'stopping';
+    const errors: unknown[] = [];
+    const attempt = async (what: string, fn: () => unknown) => {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+        this.logger.error({ err }, `error while stopping ${what}`);
+      }
+    };
+    await attempt('http', () => this.http.close());
+    await attempt('stop hooks', () => this.hooks.stop.promise());
+    for (const r of [...this.started].reverse()) await attempt(`plugin '${r.plugin.name}'`, () => r.plugin.stop?.());
+    this.started = [];
+    await attempt('datasources', () => this.resolve('datasources').close());
+    this.state = 'stopped';
+    if (errors.length) throw errors[0];
+  }
+
+  private async registerDriverPlugins(): Promise<void> {
+    const needed = new Set(Object.values(this.config.datasources).map((d) => d.driver));
+    for (const driver of needed) {
+      if (this.drivers.has(driver) || this.plugins.some((p) => p.plugin.name === `driver-${driver}`)) continue;
+      const loader = BUILTIN_DRIVERS[driver];
+      if (!loader) continue; // a third-party driver plugin registers it; DatasourceManager names what is missing
+      const plugin = this.instantiate(loader(), {});
+      await plugin.register(this, {});
+      this.started.push({ plugin, options: {} });
+    }
+  }
+
+  private instantiate(pluginLike: PluginLike<any>, options: unknown): Plugin<any> {
+    return typeof pluginLike === 'function' ? pluginLike(options) : pluginLike;
+  }
+
+  private async loadPlugin(name: string): Promise<PluginLike<any>> {
+    const builtin = BUILTIN_PLUGINS[name];
+    if (builtin) return builtin();
+    const isPath = name.startsWith('.') || isAbsolute(name);
+    let target: string;
+    try {
+      target = isPath ? resolve(this.config.baseDir, name) : require.resolve(name, { paths: [this.config.baseDir] });
+    } catch {
+      throw new PluginError(`Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`);
+    }
+    const jiti = createJiti(__filename);
+    const mod = await jiti.import<unknown>(target, { default: true }).catch((err: Error) => {
+      throw new PluginError(`Plugin '${name}' could not be loaded from ${target}: ${err.message}`);
+    });
+    return mod as PluginLike<any>;
+  }
+}
+
+function describe(p: unknown): string {
+  if (p && typeof p === 'object' && 'name' in p) return `plugin '${String((p as { name: unknown }).name)}'`;
+  if (typeof p === 'function') return `factory ${p.name || '(anonymous)'}`;
+  return JSON.stringify(p) ?? String(p);
+}
+
+/** Creates a kernel from a config object and registers the plugins that config names. */
+export async function createKernel(config: ObjectQLConfig | ResolvedConfig = {}): Promise<Kernel> {
+  const kernel = new Kernel(config);
+  return kernel.useConfiguredPlugins();
+}

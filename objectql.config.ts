@@ -1,0 +1,19 @@
+/**
+ * The sample application's config: `npm start` serves it. Every key is optional; see README.md.
+ * This is a development config: it trusts the JSON-RPC body `user` so you can try permissions
+ * without setting up authentication. Never turn that on in production.
+ */
+export default {
+  port: 3000,
+  metadata: ['./metadata'],
+  datasources: {
+    default: { driver: 'memory' },
+  },
+  plugins: {
+    rpc: true,
+  },
+  security: {
+    adminRoles: ['admin'],
+    allowBodyUser: true,
+  },
+};
