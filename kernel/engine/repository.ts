@@ -112,7 +112,7 @@ export class ObjectRepository implements Repository {
 
     const after = this.hookContext('afterFind', operation, { query: options, result: rows });
     await this.runHooks(after);
-    const items = (Array.isArray(after.result) ? after.result : rows).map((r) => this.mask(r as DataRecord, access, query.fields));
+    const items = (Array.isArray(after.result) ? after.result : rows).map((r) => this.mask(r as DataRecord, access, fetchFields));
     return { items, meta: pageMeta(total, query.skip, query.top, query.skip + rows.length) };
   }
 

@@ -5,13 +5,13 @@
  */
 import type { ActionParam, FieldDefinition, IndexDefinition, ObjectDefinition } from './types';
 import { SYSTEM_FIELDS } from './types';
-import { objectFileSchema, type ActionDeclInput } from './object-schema';
+import { indexSchema, objectFileSchema, type ActionDeclInput } from './object-schema';
 import { NAME_PATTERN, normaliseField, normaliseParam } from './normalise-field';
-import { countingReport, type PathSegment, type Report } from './problems';
+import { countingReport, formatPath, type PathSegment, type Report } from './problems';
 import { parseRule, parseRules, type RuleContext } from './rule-schema';
 import { systemFieldsFirst, systemFieldsLast } from './system-fields';
 import { titleCase } from './title-case';
-import { parseWith } from './zod-issues';
+import { describeValue, isPlainMap, parseWith } from './zod-issues';
 
 /** An action as declared in the object file, before the code file's part is merged in. */
 export interface DeclaredAction {
@@ -58,7 +58,7 @@ export function buildObject(name: string, content: unknown, file: string, outer:
     ...(input.description !== undefined ? { description: input.description } : {}),
     datasource: input.datasource ?? 'default',
     fields,
-    indexes: buildIndexes(name, input.indexes ?? [], fields, report),
+    indexes: buildIndexes(name, input.indexes, fields, report),
     actions: {},
     rules: [],
     hooks: [],
@@ -99,23 +99,35 @@ function fieldShorthandRule(field: string, raw: Record<string, unknown>): Record
   }
 }
 
-function buildIndexes(
-  object: string,
-  list: Array<{ name?: string; fields: string[]; unique?: boolean }>,
-  fields: Record<string, FieldDefinition>,
-  report: Report,
-): IndexDefinition[] {
-  const names = new Map<string, number>();
-  return list.map((idx, i) => {
+function buildIndexes(object: string, raw: unknown, fields: Record<string, FieldDefinition>, report: Report): IndexDefinition[] {
+  if (raw === undefined || raw === null) return [];
+  let items: Array<{ at: PathSegment[]; value: unknown }>;
+  if (Array.isArray(raw)) {
+    items = raw.map((value, i) => ({ at: ['indexes', i], value }));
+  } else if (isPlainMap(raw)) {
+    items = Object.entries(raw).map(([name, spec]) => ({
+      at: ['indexes', name],
+      value: Array.isArray(spec) ? { name, fields: spec } : isPlainMap(spec) ? { name, ...spec } : spec,
+    }));
+  } else {
+    report(['indexes'], `expected a list of {name?, fields, unique?} or a map from index name to {fields, unique?}, got ${describeValue(raw)}`);
+    return [];
+  }
+  const names = new Map<string, string>();
+  const out: IndexDefinition[] = [];
+  for (const { at, value } of items) {
+    const idx = parseWith(indexSchema, value, at, report);
+    if (!idx) continue;
     idx.fields.forEach((f, j) => {
-      if (!fields[f]) report(['indexes', i, 'fields', j], `unknown field '${f}' of object '${object}'`);
+      if (!fields[f]) report([...at, 'fields', j], `unknown field '${f}' of object '${object}'`);
     });
     const name = idx.name ?? `${object}_${idx.fields.join('_')}_idx`;
     const first = names.get(name);
-    if (first !== undefined) report(['indexes', i, 'name'], `duplicate index name '${name}' (also indexes[${first}])`);
-    else names.set(name, i);
-    return { name, fields: idx.fields, unique: idx.unique ?? false };
-  });
+    if (first !== undefined) report([...at, 'name'], `duplicate index name '${name}' (also ${first})`);
+    else names.set(name, formatPath(at));
+    out.push({ name, fields: idx.fields, unique: idx.unique ?? false });
+  }
+  return out;
 }
 
 export function buildDeclaredAction(name: string, input: ActionDeclInput, at: PathSegment[], report: Report): DeclaredAction {

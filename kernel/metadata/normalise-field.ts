@@ -85,8 +85,8 @@ export function normaliseField(name: string, input: FieldInput, base: PathSegmen
     report([...base, 'min_height'], `min_height (${input.min_height}) is greater than max_height (${input.max_height})`);
   }
 
-  const { validations: _shorthand, name: _name, options: _options, ...rest } = input;
-  const field: FieldDefinition = { name, type: input.type, label: input.label ?? titleCase(name), ...rest };
+  const { validations: _shorthand, name: _name, options: _options, type, ...rest } = input;
+  const field: FieldDefinition = { name, type, label: input.label ?? titleCase(name), ...rest };
   if (options) field.options = options;
   if (input.type === 'master_detail') field.required = true;
   return field;
@@ -95,8 +95,8 @@ export function normaliseField(name: string, input: FieldInput, base: PathSegmen
 export function normaliseParam(name: string, input: ParamInput, base: PathSegment[], report: Report): ActionParam {
   if (!NAME_PATTERN.test(name)) report([...base], `invalid parameter name; use letters, digits and _ (not starting with a digit)`);
   const options = checkTyped(input, base, report);
-  const { options: _options, ...rest } = input;
-  const param: ActionParam = { type: input.type, label: input.label ?? titleCase(name), ...rest };
+  const { options: _options, type, ...rest } = input;
+  const param: ActionParam = { type, label: input.label ?? titleCase(name), ...rest };
   if (options) param.options = options;
   if (input.type === 'master_detail') param.required = true;
   return param;

@@ -115,7 +115,8 @@ export const objectFileSchema = z.strictObject({
   description: str.optional(),
   datasource: str.min(1).optional(),
   fields: z.record(str, fieldSchema).optional(),
-  indexes: z.array(indexSchema).optional(),
+  /** A list of {name?, fields, unique?} or a map name → {fields, unique?} (or → [fields]); see build-object.ts. */
+  indexes: z.unknown().optional(),
   actions: z.record(str, actionDeclSchema).optional(),
   validation: z.strictObject({ rules: z.array(z.unknown()) }).optional(),
 });

@@ -1,0 +1,54 @@
+/** Starts a real kernel on an ephemeral port and talks to it over real HTTP. */
+import { resolve } from 'node:path';
+import { createKernel, type Kernel, type ObjectQLConfig } from '../../kernel';
+
+export const SAMPLE_METADATA = resolve(__dirname, '../../metadata');
+
+export interface TestServer {
+  kernel: Kernel;
+  url: string;
+  /** POST to the JSON-RPC route; returns status and parsed body. */
+  rpc(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** Any request; a non-string body is sent as JSON. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: ObjectQLConfig = {}): Promise<TestServer> {
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], ...config });
+  await kernel.start();
+  const url = kernel.http.url;
+  const request: TestServer['request'] = async (method, path, body, headers = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  return {
+    kernel,
+    url,
+    request,
+    rpc: (body, headers) => request('POST', kernel.config.routes.rpc, body, headers),
+    stop: () => kernel.stop(),
+  };
+}
+
+/** Users of the sample application (see metadata/README or test/plugins/rpc). */
+export const USERS = {
+  alice: { id: 'alice', roles: ['member'] },
+  bob: { id: 'bob', roles: ['member'] },
+  carol: { id: 'carol', roles: ['manager'] },
+  viewer: { id: 'victor', roles: ['viewer'] },
+  admin: { id: 'root', roles: ['admin'] },
+  nobody: { id: 'nobody', roles: [] as string[] },
+};
