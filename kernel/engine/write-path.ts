@@ -24,7 +24,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
     const specials = r.specials();
     const data = applyDefaults(r.compiled.def, ctx.data ?? {}, { now: specials.now.toISOString(), today: specials.now.toISOString().slice(0, 10), userId: specials.user?.id });
     const { id, ...fields } = data;
-    const { data: clean, errors } = checkRecordValues(r.compiled.def, fields, 'create');
+    const { data: clean, errors } = checkValues(r, input, fields, 'create');
     if (id !== undefined && (typeof id !== 'string' || !id.trim() || id.length > 255)) errors.id = 'must be a non-empty string of at most 255 characters';
     throwIfInvalid(r, errors);
 
@@ -52,7 +52,7 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     const previous = await loadForWrite(r, id);
     const ctx = r.hookContext('beforeUpdate', 'update', { data: { ...input }, id, previous });
     await r.runHooks(ctx);
-    const { data: clean, errors } = checkRecordValues(r.compiled.def, ctx.data ?? {}, 'update');
+    const { data: clean, errors } = checkValues(r, input, ctx.data ?? {}, 'update');
     throwIfInvalid(r, errors);
     const changed = Object.keys(clean);
     const merged = { ...previous, ...clean };
@@ -136,6 +136,24 @@ async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed
       required_permission: 'record_filters', user_roles: r.access.roles,
     });
   }
+}
+
+/**
+ * Value validation of the final data. Readonly and formula fields are closed to callers but open
+ * to hooks: a value a before hook put there (absent from the caller's input) is kept as the hook
+ * wrote it.
+ */
+function checkValues(r: ObjectRepository, input: DataRecord, data: DataRecord, mode: 'create' | 'update') {
+  const fromHooks: DataRecord = {};
+  const rest: DataRecord = {};
+  for (const [key, value] of Object.entries(data)) {
+    const field = r.compiled.def.fields[key];
+    const hookOnly = field && !field.system && (field.readonly || field.type === 'formula') && !(key in input);
+    if (hookOnly) fromHooks[key] = value;
+    else rest[key] = value;
+  }
+  const checked = checkRecordValues(r.compiled.def, rest, mode);
+  return { data: { ...checked.data, ...fromHooks }, errors: checked.errors };
 }
 
 /** Field-level permission on what the caller sends. A hidden field reads as unknown; a visible read-only one is forbidden. */

@@ -54,6 +54,10 @@ export class HttpHost {
         return id;
       },
       quietReqLogger: true,
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     }));
     app.get('/health', (_req, res) => {

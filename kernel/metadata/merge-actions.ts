@@ -38,15 +38,15 @@ export function mergeActions(
     }
     const params = { ...(d?.params ?? {}) };
     for (const [pname, param] of Object.entries(c.params ?? {})) if (!(pname in params)) params[pname] = param;
+    const description = d?.description ?? c.description;
     const action: ActionDefinition = {
       name,
       type: d?.type ?? c.type ?? 'global',
       label: d?.label ?? c.label ?? titleCase(name),
+      ...(description !== undefined ? { description } : {}),
       params,
       handler: c.handler,
     };
-    const description = d?.description ?? c.description;
-    if (description !== undefined) action.description = description;
     out[name] = action;
   }
   return out;

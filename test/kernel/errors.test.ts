@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ERROR_CODES, ObjectQLError, toObjectQLError, validationError, type ErrorCode } from '../../kernel';
+
+const SPEC = resolve(__dirname, '../../../shared/spec/SERVICE_SPEC.md');
+
+describe('errors', () => {
+  it('renders every code with its status in the spec body shape', () => {
+    for (const [code, status] of Object.entries(ERROR_CODES) as Array<[ErrorCode, number]>) {
+      const err = new ObjectQLError(code, `message for ${code}`, { hint: 1 });
+      expect(err.status, code).to.equal(status);
+      expect(err.toBody()).to.deep.equal({ error: { code, message: `message for ${code}`, details: { hint: 1 } } });
+    }
+  });
+
+  it('keeps the code table in step with the spec', function () {
+    if (!existsSync(SPEC)) this.skip(); // the spec lives beside the repository, not inside it
+    const table = readFileSync(SPEC, 'utf8').split('## Errors')[1].split('\n## ')[0];
+    const rows = [...table.matchAll(/^\| ([A-Z_]+) \| ([^|]+) \|/gm)].map((m) => ({ code: m[1], status: m[2].trim() }));
+    expect(rows.length).to.be.greaterThan(15);
+    expect(rows.map((r) => r.code).sort()).to.deep.equal(Object.keys(ERROR_CODES).sort());
+    for (const { code, status } of rows) {
+      const n = Number.parseInt(status, 10);
+      if (Number.isInteger(n)) expect(ERROR_CODES[code as ErrorCode], code).to.equal(n);
+    }
+  });
+
+  it('keeps the code of a plain error carrying a spec code, hides anything else', () => {
+    const plain = Object.assign(new Error('no way'), { code: 'FORBIDDEN' });
+    expect(toObjectQLError(plain).toBody()).to.deep.equal({ error: { code: 'FORBIDDEN', message: 'no way' } });
+    const internal = toObjectQLError(Object.assign(new Error('SQLITE_BUSY: database is locked'), { code: 'SQLITE_BUSY' }));
+    expect(internal.code).to.equal('INTERNAL_ERROR');
+    expect(internal.message).to.not.contain('SQLITE');
+  });
+
+  it('names each failing field in a validation error', () => {
+    const err = validationError({ email: 'must be a valid email address', age: 'must be a number' });
+    expect(err.code).to.equal('VALIDATION_ERROR');
+    expect(err.details).to.deep.equal({ fields: { email: 'must be a valid email address', age: 'must be a number' } });
+    expect(err.message).to.contain('email').and.to.contain('age');
+  });
+});
