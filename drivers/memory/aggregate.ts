@@ -1,50 +1,60 @@
-import type { DbRecord } from '../../kernel/drivers';
-import type { AggregateQuery, AggregateSpec } from '../../kernel/query/ast';
-import { compareValues, evaluateFilter } from '../../kernel/query/evaluate';
+import { compareValues, compileFilter } from '../../kernel';
+import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
 import { pageRows, sortRows } from './query';
 
-function present(v: unknown): boolean {
-  return v !== null && v !== undefined;
+/** Running state of one aggregate over one group. */
+interface Acc {
+  count: number;
+  sum: number;
+  best: unknown;
 }
 
-function compute(spec: AggregateSpec, rows: DbRecord[]): unknown {
-  if (spec.func === 'count' && spec.field === undefined) return rows.length;
-  const values = rows.map((r) => (spec.field === undefined ? undefined : r[spec.field])).filter(present);
-  if (spec.func === 'count') return values.length;
-  if (values.length === 0) return null;
-  switch (spec.func) {
-    case 'sum':
-      return values.reduce<number>((s, v) => s + Number(v), 0);
-    case 'avg':
-      return values.reduce<number>((s, v) => s + Number(v), 0) / values.length;
-    case 'min':
-      return values.reduce((m, v) => (compareValues(v, m) < 0 ? v : m));
-    case 'max':
-      return values.reduce((m, v) => (compareValues(v, m) > 0 ? v : m));
+function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
+  if (spec.field === undefined) {
+    acc.count += 1;
+    return;
   }
+  const v = row[spec.field];
+  if (v === null || v === undefined) return;
+  acc.count += 1;
+  if (spec.func === 'sum' || spec.func === 'avg') acc.sum += Number(v);
+  else if (spec.func === 'min' ? acc.count === 1 || compareValues(v, acc.best) < 0 : spec.func === 'max' && (acc.count === 1 || compareValues(v, acc.best) > 0)) acc.best = v;
+}
+
+function result(spec: AggregateSpec, acc: Acc): unknown {
+  if (spec.func === 'count') return acc.count;
+  if (acc.count === 0) return null;
+  if (spec.func === 'sum') return acc.sum;
+  if (spec.func === 'avg') return acc.sum / acc.count;
+  return acc.best;
 }
 
 /**
- * GROUP BY over rows. Without groupBy there is always exactly one result row (count 0 and
- * null sums over no rows, as in SQL); with groupBy, a null key is a group of its own.
+ * GROUP BY over rows in one pass. Without groupBy there is always exactly one result row (count 0
+ * and null sums over no rows, as in SQL); with groupBy, a null key is a group of its own.
  */
 export function aggregateRows(rows: DbRecord[], query: AggregateQuery): DbRecord[] {
-  const matched = rows.filter((r) => evaluateFilter(query.filter, r));
+  const matches = compileFilter(query.filter);
   const groupBy = query.groupBy ?? [];
-  const groups = new Map<string, DbRecord[]>();
-  if (groupBy.length === 0) groups.set('', matched);
-  for (const row of groupBy.length === 0 ? [] : matched) {
-    const key = JSON.stringify(groupBy.map((f) => row[f] ?? null));
-    const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
+  const specs = query.aggregate;
+  const groups = new Map<unknown, { first: DbRecord | undefined; accs: Acc[] }>();
+  const newGroup = (first: DbRecord | undefined) => ({ first, accs: specs.map(() => ({ count: 0, sum: 0, best: undefined })) });
+  if (groupBy.length === 0) groups.set('', newGroup(undefined));
+  // One field: its value is the key (null and undefined meet); several: a JSON key.
+  const keyOf = groupBy.length === 1 ? (r: DbRecord) => r[groupBy[0]] ?? null : (r: DbRecord) => JSON.stringify(groupBy.map((f) => r[f] ?? null));
+  for (const row of rows) {
+    if (!matches(row)) continue;
+    const key = groupBy.length === 0 ? '' : keyOf(row);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = newGroup(row)));
+    specs.forEach((spec, i) => add(spec, group!.accs[i], row));
   }
   const out: DbRecord[] = [];
-  for (const group of groups.values()) {
-    const result: DbRecord = {};
-    for (const f of groupBy) result[f] = group[0][f] ?? null;
-    for (const spec of query.aggregate) result[spec.alias] = compute(spec, group);
-    out.push(result);
+  for (const { first, accs } of groups.values()) {
+    const row: DbRecord = {};
+    for (const f of groupBy) row[f] = first?.[f] ?? null;
+    specs.forEach((spec, i) => (row[spec.alias] = result(spec, accs[i])));
+    out.push(row);
   }
   return pageRows(sortRows(out, query.sort), query.skip, query.top);
 }

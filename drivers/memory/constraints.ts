@@ -1,7 +1,5 @@
-import type { DbRecord } from '../../kernel/drivers';
-import { ObjectQLError } from '../../kernel/errors';
-import type { ObjectDefinition } from '../../kernel/metadata/types';
-import { valuesEqual } from '../../kernel/query/evaluate';
+import { ObjectQLError, valuesEqual } from '../../kernel';
+import type { DbRecord, ObjectDefinition } from '../../kernel';
 
 /** The field sets that must be unique: each unique field alone, and each unique index. */
 export function uniqueKeys(def: ObjectDefinition): string[][] {

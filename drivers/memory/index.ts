@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin';
+import { definePlugin } from '../../kernel';
 import { MemoryDatasource } from './memory-datasource';
 
 export { MemoryDatasource };

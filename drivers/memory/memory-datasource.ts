@@ -1,10 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { Datasource, DbRecord, DriverCapabilities, Transaction } from '../../kernel/drivers';
-import { ObjectQLError } from '../../kernel/errors';
-import type { ObjectDefinition } from '../../kernel/metadata/types';
-import type { AggregateQuery, Filter, Query } from '../../kernel/query/ast';
-import { evaluateFilter } from '../../kernel/query/evaluate';
+import { ObjectQLError, compileFilter } from '../../kernel';
+import type { Datasource, DbRecord, DriverCapabilities, Transaction, ObjectDefinition, AggregateQuery, Filter, Query } from '../../kernel';
 import { aggregateRows } from './aggregate';
 import { checkUnique, conflict, uniqueKeys } from './constraints';
 import { applyQuery } from './query';
@@ -47,12 +44,15 @@ export class MemoryDatasource implements Datasource {
   }
 
   async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
-    const rows = this.rows(object, this.useTx(tx));
+    const rows = this.candidates(object, query.filter, this.useTx(tx));
     return applyQuery(rows, query).map((r) => structuredClone(r));
   }
 
   async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
-    return this.rows(object, this.useTx(tx)).filter((r) => evaluateFilter(filter, r)).length;
+    const matches = compileFilter(filter);
+    let n = 0;
+    for (const r of this.candidates(object, filter, this.useTx(tx))) if (matches(r)) n += 1;
+    return n;
   }
 
   async create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
@@ -157,6 +157,21 @@ export class MemoryDatasource implements Datasource {
     return this.tables.get(object)?.get(id);
   }
 
+  /**
+   * The rows a filter can match: looked up by key when the filter pins `id` (alone or in a
+   * top-level and), every row otherwise. The filter itself is still applied by the caller.
+   */
+  private candidates(object: string, filter: Filter | undefined, tx: MemoryTransaction | undefined): DbRecord[] {
+    const ids = pinnedIds(filter);
+    if (!ids) return this.rows(object, tx);
+    const out: DbRecord[] = [];
+    for (const id of ids) {
+      const row = typeof id === 'string' ? this.get(object, id, tx) : undefined;
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
   /** All stored records as seen by tx, in insertion order; not copies. */
   private rows(object: string, tx: MemoryTransaction | undefined): DbRecord[] {
     const table = this.tables.get(object);
@@ -180,4 +195,20 @@ export class MemoryDatasource implements Datasource {
     else if (record) table.set(id, record);
     else table.delete(id);
   }
+}
+
+function pinnedIds(filter: Filter | undefined): unknown[] | undefined {
+  if (!filter) return undefined;
+  if ('and' in filter) {
+    for (const part of filter.and) {
+      const ids = pinnedIds(part);
+      if (ids) return ids;
+    }
+    return undefined;
+  }
+  if ('field' in filter && filter.field === 'id' && 'value' in filter) {
+    if (filter.op === 'eq') return [filter.value];
+    if (filter.op === 'in' && Array.isArray(filter.value)) return [...new Set(filter.value)];
+  }
+  return undefined;
 }

@@ -1,17 +1,42 @@
-import type { DbRecord } from '../../kernel/drivers';
-import type { Query, SortKey } from '../../kernel/query/ast';
-import { compareValues, evaluateFilter } from '../../kernel/query/evaluate';
+import { compareValues, compileFilter } from '../../kernel';
+import type { DbRecord, Query, SortKey } from '../../kernel';
 
-/** Stable multi-key sort; compareValues puts nulls first, so descending puts them last. */
-export function sortRows(rows: DbRecord[], sort: SortKey[] | undefined): DbRecord[] {
-  if (!sort || sort.length === 0) return rows;
-  return [...rows].sort((a, b) => {
+function comparator(sort: SortKey[]): (a: DbRecord, b: DbRecord) => number {
+  return (a, b) => {
     for (const key of sort) {
       const c = compareValues(a[key.field], b[key.field]);
       if (c !== 0) return key.dir === 'desc' ? -c : c;
     }
     return 0;
-  });
+  };
+}
+
+/** Stable multi-key sort; compareValues puts nulls first, so descending puts them last. */
+export function sortRows(rows: DbRecord[], sort: SortKey[] | undefined): DbRecord[] {
+  if (!sort || sort.length === 0) return rows;
+  return [...rows].sort(comparator(sort));
+}
+
+/**
+ * The first k rows in sort order without sorting them all: one comparison per row against the
+ * worst row kept, for the usual small page out of many rows. Stable, like sortRows.
+ */
+function firstSorted(rows: DbRecord[], sort: SortKey[], k: number): DbRecord[] {
+  const cmp = comparator(sort);
+  const kept: DbRecord[] = [];
+  for (const row of rows) {
+    if (kept.length === k && cmp(row, kept[k - 1]) >= 0) continue;
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(row, kept[mid]) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    kept.splice(lo, 0, row);
+    if (kept.length > k) kept.pop();
+  }
+  return kept;
 }
 
 export function pageRows<T>(rows: T[], skip: number | undefined, top: number | undefined): T[] {
@@ -32,7 +57,12 @@ export function projectRow(row: DbRecord, fields: string[] | undefined): DbRecor
 
 /** Filter, sort, page and project; returns the stored objects (callers copy them). */
 export function applyQuery(rows: DbRecord[], query: Query): DbRecord[] {
-  const matched = rows.filter((r) => evaluateFilter(query.filter, r));
-  const paged = pageRows(sortRows(matched, query.sort), query.skip, query.top);
+  const matches = compileFilter(query.filter);
+  const matched = rows.filter((r) => matches(r));
+  const wanted = query.top === undefined ? undefined : (query.skip ?? 0) + query.top;
+  const sorted = query.sort?.length && wanted !== undefined && wanted > 0 && wanted * 8 < matched.length
+    ? firstSorted(matched, query.sort, wanted)
+    : sortRows(matched, query.sort);
+  const paged = pageRows(sorted, query.skip, query.top);
   return paged.map((r) => projectRow(r, query.fields));
 }

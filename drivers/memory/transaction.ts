@@ -1,4 +1,4 @@
-import type { DbRecord, Transaction } from '../../kernel/drivers';
+import type { DbRecord, Transaction } from '../../kernel';
 
 /** A staged write: the new record (null = deleted) and the committed version it was based on. */
 export interface StagedWrite {

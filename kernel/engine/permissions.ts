@@ -25,10 +25,15 @@ export interface Access {
   readable: ReadonlySet<string>;
   editable: ReadonlySet<string>;
   /**
-   * Record scope for reads and writes, with special values still unresolved; undefined when
-   * every record is in scope. An `or` of the matching entries' record_filters.
+   * Record scope for reads, with special values still unresolved; undefined when every record is
+   * in scope. An `or` of the record_filters of the matching entries that allow reading.
    */
   scope?: Filter;
+  /**
+   * Record scope per operation, built the same way from the entries that allow that operation:
+   * an entry that only allows reading must not widen the records another entry lets you change.
+   */
+  scopes: Partial<Record<Operation, Filter>>;
   roles: string[];
 }
 
@@ -62,7 +67,7 @@ export class ObjectPermissions {
 
   private compute(roles: string[], system: boolean): Access {
     if (system || this.object.permissions === undefined || roles.some((r) => this.adminRoles.has(r))) {
-      return { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, roles };
+      return { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles };
     }
     const matching = this.entries.filter(({ entry }) => roles.includes(entry.profile));
     const allowed = {} as Record<Operation, boolean>;
@@ -74,10 +79,15 @@ export class ObjectPermissions {
     const readable = new Set([...this.allFields].filter((f) => f === 'id' || readers.some(({ entry }) => entry.fields?.[f]?.allow_read !== false)));
     const editable = new Set([...this.writableFields].filter((f) => readable.has(f) && editors.some(({ entry }) => entry.fields?.[f]?.allow_edit !== false && entry.fields?.[f]?.allow_read !== false)));
 
-    // Any matching reader without record_filters sees every record; otherwise the union of their filters.
-    const scoped = readers.length > 0 && readers.every(({ scope }) => scope !== undefined);
-    const scope = scoped ? (readers.length === 1 ? readers[0].scope : { or: readers.map(({ scope: s }) => s!) }) : undefined;
-    return { all: false, allowed, readable, editable, scope, roles };
+    // Per operation: any matching entry allowing it without record_filters reaches every record;
+    // otherwise the union of the filters of the entries allowing it.
+    const scopes: Partial<Record<Operation, Filter>> = {};
+    for (const op of Object.keys(FLAG) as Operation[]) {
+      const granting = matching.filter(({ entry }) => entry[FLAG[op]] === true);
+      if (granting.length === 0 || granting.some(({ scope }) => scope === undefined)) continue;
+      scopes[op] = granting.length === 1 ? granting[0].scope : { or: granting.map(({ scope: s }) => s!) };
+    }
+    return { all: false, allowed, readable, editable, scope: scopes.read, scopes, roles };
   }
 }
 

@@ -49,6 +49,9 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
 
   let value = resolveSpecials(c.value, env.specials);
   let op = c.op;
+  // A special the caller lacks (anonymous, no such key) resolves to null and equals no value: it
+  // must not become a null test, or `owner = $current_user` would match every ownerless record.
+  if (value === null && isSpecial(c.value) && op !== 'ne' && op !== 'nin') return { field: field.name, op: 'in', value: [] };
   // $current_user.role is a list: '=' means "is one of my roles".
   if (Array.isArray(value) && (op === 'eq' || op === 'ne') && isSpecial(c.value)) op = op === 'eq' ? 'in' : 'nin';
   if (value === null && (op === 'eq' || op === 'ne')) return { field: field.name, op: 'isnull', value: op === 'eq' };

@@ -15,7 +15,7 @@ import type { CompiledObject, DataEngine } from './engine';
 import { checkExpand, expandRecords, type CheckedExpand } from './expand';
 import { checkAggregate } from './aggregate-check';
 import { runDataHooks } from './hook-runner';
-import { assertAllowed, type Access } from './permissions';
+import { assertAllowed, type Access, type Operation as PermissionOperation } from './permissions';
 import { checkFields, checkFilter, checkSort, type CheckEnv } from './query-check';
 import type { Specials } from './special-values';
 import type {
@@ -66,10 +66,11 @@ export class ObjectRepository implements Repository {
     return { object: this.compiled.def, readable: access.readable, specials: this.specials() };
   }
 
-  /** The caller's record scope with special values resolved; record_filters may name any field. */
-  scopeFilter(access = this.access): Filter | undefined {
-    if (!access.scope) return undefined;
-    return checkFilter(access.scope, { object: this.compiled.def, readable: new Set(Object.keys(this.compiled.def.fields)), specials: this.specials() });
+  /** The caller's record scope for `op` with special values resolved; record_filters may name any field. */
+  scopeFilter(access = this.access, op: PermissionOperation = 'read'): Filter | undefined {
+    const scope = access.scopes[op];
+    if (!scope) return undefined;
+    return checkFilter(scope, { object: this.compiled.def, readable: new Set(Object.keys(this.compiled.def.fields)), specials: this.specials() });
   }
 
   parseFilters(filters: unknown): Filter | undefined {

@@ -49,7 +49,7 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
   assertId(repo, id);
   assertWritable(repo, input, access, 'update');
   const response = await inTransaction(repo, async (r) => {
-    const previous = await loadForWrite(r, id);
+    const previous = await loadForWrite(r, id, 'edit');
     const ctx = r.hookContext('beforeUpdate', 'update', { data: { ...input }, id, previous });
     await r.runHooks(ctx);
     const { data: clean, errors } = checkValues(r, input, ctx.data ?? {}, 'update');
@@ -77,7 +77,7 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
   assertAllowed(access, 'delete', repo.name);
   assertId(repo, id);
   return inTransaction(repo, async (r) => {
-    const previous = await loadForWrite(r, id);
+    const previous = await loadForWrite(r, id, 'delete');
     const ctx = r.hookContext('beforeDelete', 'delete', { id, previous });
     await r.runHooks(ctx);
     // A master takes its details with it, whatever the caller may see of them.
@@ -117,10 +117,17 @@ async function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void>
   }
 }
 
-async function loadForWrite(r: ObjectRepository, id: string): Promise<DataRecord> {
+/** The stored record: NOT_FOUND when the caller may not see it, FORBIDDEN when they may see but not `op` it. */
+async function loadForWrite(r: ObjectRepository, id: string, op: 'edit' | 'delete'): Promise<DataRecord> {
   const filter = { and: [{ field: 'id', op: 'eq' as const, value: id }, ...(r.scopeFilter() ? [r.scopeFilter()!] : [])] };
   const [previous] = await r.compiled.datasource.find(r.name, { filter, top: 1 }, r.tx);
   if (!previous) throw notFound(r, id);
+  const scope = r.scopeFilter(undefined, op);
+  if (scope && !evaluateFilter(scope, previous)) {
+    throw new ObjectQLError('FORBIDDEN', `Not allowed to ${op} record '${id}' of '${r.name}'`, {
+      required_permission: 'record_filters', user_roles: r.access.roles,
+    });
+  }
   return previous;
 }
 
@@ -130,7 +137,7 @@ async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed
   Object.assign(errors, await checkReferences(r, record, changed));
   throwIfInvalid(r, errors);
   await checkUniqueFields(r, record, changed);
-  const scope = r.scopeFilter();
+  const scope = r.scopeFilter(undefined, mode === 'create' ? 'create' : 'edit');
   if (scope && !evaluateFilter(scope, record)) {
     throw new ObjectQLError('FORBIDDEN', `The ${mode === 'create' ? 'new' : 'changed'} record would be outside the records you may access on '${r.name}'`, {
       required_permission: 'record_filters', user_roles: r.access.roles,

@@ -29,7 +29,10 @@ export interface ObjectDraft {
   ruleNames: Map<string, string>;
 }
 
-/** Returns undefined when the file has any problem (all of them reported). */
+/**
+ * Every problem is reported. Returns undefined when the fields or indexes are broken; problems in
+ * rules or action declarations keep the draft (the load fails anyway, with the other files checked).
+ */
 export function buildObject(name: string, content: unknown, file: string, outer: Report): ObjectDraft | undefined {
   const { report, count } = countingReport(outer);
   if (!NAME_PATTERN.test(name)) {
@@ -65,6 +68,10 @@ export function buildObject(name: string, content: unknown, file: string, outer:
     source: file,
   };
 
+  // Fields and indexes are what other files build on; past this point a problem is reported but
+  // the draft is kept, so the object's validation, permission and data files are still checked.
+  if (count() > 0) return undefined;
+
   const ruleNames = new Map<string, string>();
   const ctx: RuleContext = { object: name, fields, names: ruleNames, where: file };
   def.rules.push(...parseRules(input.validation?.rules ?? [], ['validation', 'rules'], ctx, report));
@@ -84,7 +91,7 @@ export function buildObject(name: string, content: unknown, file: string, outer:
     declaredActions[aname] = buildDeclaredAction(aname, ainput, ['actions', aname], report);
   }
 
-  return count() > 0 ? undefined : { def, declaredActions, ruleNames };
+  return { def, declaredActions, ruleNames };
 }
 
 /** A rule under `fields.<f>.validations` names its field implicitly. */

@@ -54,7 +54,10 @@ export class ProblemList {
   }
 
   throwIfAny(): void {
-    if (this.list.length > 0) throw MetadataError.fromProblems(this.list);
+    if (this.list.length === 0) return;
+    // Grouped by file (stable: each file's problems keep the order they were found in).
+    const sorted = [...this.list].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    throw MetadataError.fromProblems(sorted);
   }
 
   /** The line of the deepest node of `path` that exists in the file (the key, for map entries). */

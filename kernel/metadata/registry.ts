@@ -135,10 +135,7 @@ export class MetadataRegistry {
     for (const f of found.filter((x) => x.kind === 'code')) {
       const draft = target(f);
       const report = problems.for(f.file);
-      if (!draft) {
-        if (f.type === 'action' && declared.has(f.identifier)) codeActions.set(f.identifier, { file: f.file, actions: undefined });
-        continue;
-      }
+      if (!draft) continue;
       const mod = await importCode(importer, f.file, report);
       if (f.type === 'hook') {
         const hooks = mod && readHookModule(mod, f.file, f.identifier, report);

@@ -16,6 +16,57 @@ import type { Condition, Filter } from './ast';
 
 type Rec = Record<string, unknown>;
 
+/**
+ * Compiles a filter once into a predicate, for testing many records: the common shapes (equality,
+ * membership and ordering against plain values) get direct closures; everything else goes through
+ * the general evaluator, so both give the same answers.
+ */
+export function compileFilter(filter: Filter | undefined): (record: Rec) => boolean {
+  if (!filter) return () => true;
+  if ('and' in filter) {
+    const parts = filter.and.map(compileFilter);
+    return (r) => parts.every((p) => p(r));
+  }
+  if ('or' in filter) {
+    const parts = filter.or.map(compileFilter);
+    return (r) => parts.some((p) => p(r));
+  }
+  if ('not' in filter) {
+    const inner = compileFilter(filter.not);
+    return (r) => !inner(r);
+  }
+  return compileCondition(filter);
+}
+
+const isPrimitive = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+function compileCondition(c: Condition): (record: Rec) => boolean {
+  const general = (r: Rec) => evaluateCondition(c, r);
+  if ('ref' in c) return general;
+  const { field, value } = c;
+  if (c.op === 'eq' && isPrimitive(value)) {
+    return (r) => {
+      const a = r[field];
+      return a === value || (Array.isArray(a) && a.includes(value));
+    };
+  }
+  if (c.op === 'in' && Array.isArray(value) && value.every(isPrimitive)) {
+    const set = new Set<unknown>(value);
+    return (r) => {
+      const a = r[field];
+      return Array.isArray(a) ? a.some((x) => set.has(x)) : a !== null && a !== undefined && set.has(a);
+    };
+  }
+  if (typeof value === 'number' && (c.op === 'gt' || c.op === 'ge' || c.op === 'lt' || c.op === 'le')) {
+    const test = { gt: (a: number) => a > value, ge: (a: number) => a >= value, lt: (a: number) => a < value, le: (a: number) => a <= value }[c.op];
+    return (r) => {
+      const a = r[field];
+      return typeof a === 'number' ? test(a) : general(r);
+    };
+  }
+  return general;
+}
+
 export function evaluateFilter(filter: Filter | undefined, record: Rec): boolean {
   if (!filter) return true;
   if ('and' in filter) return filter.and.every((f) => evaluateFilter(f, record));
@@ -89,6 +140,9 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 
 /** Total order over stored values: nulls first, then numbers, booleans, strings. */
 export function compareValues(a: unknown, b: unknown): number {
+  // The common cases first: this runs inside every sort comparison.
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   const an = isNullish(a);
   const bn = isNullish(b);
   if (an || bn) return an === bn ? 0 : an ? -1 : 1;

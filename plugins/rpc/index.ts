@@ -1,5 +1,5 @@
 /** The JSON-RPC protocol: `POST {routes.rpc}` with {op, object, args}. */
-import { definePlugin, sendError, type Kernel } from '../../kernel';
+import { definePlugin, ObjectQLError, sendError, type Kernel } from '../../kernel';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 
 export default definePlugin(() => {
@@ -13,6 +13,10 @@ export default definePlugin(() => {
       k.hooks.routes.tapPromise('rpc', async (router) => {
         router.post(path, async (req, res) => {
           try {
+            // A body that is not declared as JSON is never parsed: say so rather than "not an object".
+            if (req.is(['application/json', 'application/*+json']) === false) {
+              throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`);
+            }
             const request = parseRpcRequest(req.body);
             const ctx = { ...kernel.http.context(req) };
             if (request.user && !ctx.user) {

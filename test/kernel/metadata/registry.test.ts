@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { expect } from 'chai';
-import { MetadataRegistry, SYSTEM_FIELDS, type HookContext } from '../../../kernel/metadata';
+import type { HookContext } from '../../../kernel/engine/types';
+import { MetadataRegistry, SYSTEM_FIELDS } from '../../../kernel/metadata';
 import type { ActionContext } from '../../../kernel/metadata/types';
 import { TempApps } from './write-app';
 

@@ -1,0 +1,319 @@
+/**
+ * The kernel end to end: isolation of two kernels in one process, the plugin lifecycle, hook
+ * failures, config loading and validation, malformed metadata, the HTTP host's own routes, and a
+ * third-party plugin loaded from a config by path.
+ */
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  ConfigError, createKernel, HookError, Kernel, loadConfigFile, MetadataError, PluginError, type ObjectQLConfig, type Plugin,
+} from '../../kernel';
+import { startServer, type TestServer } from '../helpers/server';
+
+const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent' } as const;
+const ADMIN = { id: 'root', roles: ['admin'] };
+
+describe('kernel', () => {
+  let tmp: string;
+  const write = (rel: string, text: string): string => {
+    const file = join(tmp, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    return file;
+  };
+  /** Fails the test unless fn rejects; returns the error. */
+  const rejection = async (fn: () => Promise<unknown>): Promise<any> => {
+    try {
+      await fn();
+    } catch (err) {
+      return err;
+    }
+    expect.fail('expected a rejection');
+  };
+  const throws = (fn: () => unknown): any => rejection(async () => fn());
+
+  before(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'objectql-kernel-'));
+    write('app-a/item.object.yml', 'fields:\n  title: {type: text, required: true}\n');
+    write('app-a/alpha.object.yml', 'fields:\n  name: text\n');
+    write('app-a/alpha.data.yml', '- {id: a-1, name: only in A}\n');
+    write('app-b/item.object.yml', 'fields:\n  title: {type: text, required: true}\n  size: number\n');
+    write('app-b/beta.object.yml', 'fields:\n  name: text\n');
+    write('empty/README.md', 'no metadata here\n');
+  });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  describe('two kernels in one process', () => {
+    let a: TestServer;
+    let b: TestServer;
+    before(async () => {
+      const config = (app: string, rpc: string): ObjectQLConfig => ({ metadata: [join(tmp, app)], routes: { rpc }, security: { allowBodyUser: true } });
+      [a, b] = await Promise.all([startServer(config('app-a', '/a/rpc')), startServer(config('app-b', '/b/rpc'))]);
+    });
+    after(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+    });
+
+    it('serve at once, each with its own objects, routes and records', async () => {
+      expect(a.url).to.not.equal(b.url);
+      const made = await a.rpc({ op: 'create', object: 'item', args: { id: 'it-1', title: 'made in A' }, user: ADMIN });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      expect((await a.rpc({ op: 'findOne', object: 'item', args: 'it-1', user: ADMIN })).body.title).to.equal('made in A');
+
+      const inB = await b.rpc({ op: 'findOne', object: 'item', args: 'it-1', user: ADMIN });
+      expect(inB.status).to.equal(404);
+      expect((await b.rpc({ op: 'count', object: 'item', args: {}, user: ADMIN })).body.count).to.equal(0);
+      const madeInB = await b.rpc({ op: 'create', object: 'item', args: { title: 'made in B', size: 2 }, user: ADMIN });
+      expect(madeInB.body.size).to.equal(2);
+      expect((await a.rpc({ op: 'count', object: 'item', args: {}, user: ADMIN })).body.count).to.equal(1);
+      // B's item has `size`, A's does not.
+      expect((await a.rpc({ op: 'find', object: 'item', args: { fields: ['size'] }, user: ADMIN })).status).to.equal(400);
+
+      for (const [server, foreign, own] of [[a, 'beta', 'alpha'], [b, 'alpha', 'beta']] as const) {
+        const res = await server.rpc({ op: 'find', object: foreign, args: {}, user: ADMIN });
+        expect(res.status).to.equal(404);
+        expect(res.body.error).to.deep.include({ code: 'NOT_FOUND' });
+        expect(res.body.error.message).to.include(foreign);
+        expect((await server.rpc({ op: 'count', object: own, args: {}, user: ADMIN })).status).to.equal(200);
+      }
+      expect((await a.rpc({ op: 'findOne', object: 'alpha', args: 'a-1', user: ADMIN })).body.name).to.equal('only in A');
+      // Each kernel answers on its own prefix only.
+      expect((await a.request('POST', '/b/rpc', { op: 'count', object: 'item', args: {} })).status).to.equal(404);
+      expect(a.kernel.registry).to.not.equal(b.kernel.registry);
+    });
+  });
+
+  describe('plugins', () => {
+    const plugin = (name: string, log: string[], extra: Partial<Plugin> = {}): Plugin => ({
+      name,
+      register: () => void log.push(`register ${name}`),
+      start: () => void log.push(`start ${name}`),
+      stop: () => void log.push(`stop ${name}`),
+      ...extra,
+    });
+    const kernel = () => new Kernel({ ...BASE, metadata: [join(tmp, 'empty')], plugins: {} });
+
+    it('refuses a second plugin of the same name', async () => {
+      const k = kernel().use(plugin('audit', []));
+      const err = await throws(() => k.use(plugin('audit', [])));
+      expect(err).to.be.instanceOf(PluginError);
+      expect(err.message).to.include("'audit' is already registered");
+    });
+
+    it('fails start-up naming the plugin and its missing dependency', async () => {
+      const log: string[] = [];
+      const k = kernel().use(plugin('reports', log, { dependsOn: ['ghost'] }));
+      const err = await rejection(() => k.start());
+      expect(err).to.be.instanceOf(PluginError);
+      expect(err.message).to.include("'reports'").and.include("'ghost'");
+      expect(log).to.deep.equal([]);
+      expect(k.isStarted).to.equal(false);
+    });
+
+    it('registers and starts in dependency order, stops in reverse, and refuses plugins after start', async () => {
+      const log: string[] = [];
+      const k = kernel()
+        .use(plugin('c', log, { dependsOn: ['b'] }))
+        .use(plugin('b', log, { dependsOn: ['a'] }))
+        .use(plugin('a', log))
+        .use(plugin('d', log));
+      await k.start();
+      try {
+        expect(k.isStarted).to.equal(true);
+        expect(log).to.deep.equal(['register a', 'register b', 'register c', 'register d', 'start a', 'start b', 'start c', 'start d']);
+        const err = await throws(() => k.use(plugin('late', log)));
+        expect(err).to.be.instanceOf(PluginError);
+        expect(err.message).to.include('after the kernel has started').and.include('late');
+      } finally {
+        await k.stop();
+      }
+      expect(log.slice(8)).to.deep.equal(['stop d', 'stop c', 'stop b', 'stop a']);
+    });
+
+    it('names the hook and the plugin when a lifecycle tap fails', async () => {
+      const k = kernel().use({ name: 'flaky', register: (kk) => kk.hooks.start.tapPromise('flaky', async () => { throw new Error('disk on fire'); }) });
+      const err = await rejection(() => k.start());
+      expect(err).to.be.instanceOf(HookError);
+      expect(err.hook).to.equal('start');
+      expect(err.tap).to.equal('flaky');
+      expect(err.message).to.equal('Hook start failed in flaky: disk on fire');
+      expect(k.isStarted).to.equal(false);
+    });
+
+    it('names the hook and the plugin when a data hook tap fails, without leaking the cause', async () => {
+      const k = await createKernel({ ...BASE, metadata: [join(tmp, 'app-a')], security: { allowBodyUser: true } });
+      k.use({ name: 'broken-audit', register: (kk) => kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', async () => { throw new Error('secret detail'); }) });
+      await k.start();
+      try {
+        const res = await fetch(`${k.http.url}/api/objectql`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ op: 'create', object: 'item', args: { title: 'x' }, user: ADMIN }),
+        });
+        const body = await res.json();
+        expect(res.status).to.equal(500);
+        expect(body.error.code).to.equal('INTERNAL_ERROR');
+        expect(body.error.message).to.include('beforeCreate').and.include('broken-audit');
+        expect(JSON.stringify(body)).to.not.include('secret detail');
+        expect(await k.engine.repo('item', { system: true }).count()).to.equal(0);
+      } finally {
+        await k.stop();
+      }
+    });
+  });
+
+  describe('configuration', () => {
+    it('loads .ts, .js, .mjs, .json and .yml files, resolving paths against the file\'s folder', async () => {
+      const files = {
+        ts: write('cfg/ts/objectql.config.ts', "const port: number = 4101;\nexport default { port, metadata: ['./meta'] };\n"),
+        js: write('cfg/js/objectql.config.js', "module.exports = async () => ({ port: 4102, metadata: ['./meta'] });\n"),
+        mjs: write('cfg/mjs/objectql.config.mjs', "export default { port: 4103, metadata: ['./meta'] };\n"),
+        json: write('cfg/json/objectql.config.json', '{"port": 4104, "metadata": ["./meta"]}'),
+        yml: write('cfg/yml/objectql.config.yml', 'port: 4105\nmetadata: [./meta]\nroutes: {rpc: /v2/rpc}\n'),
+      };
+      const ports = { ts: 4101, js: 4102, mjs: 4103, json: 4104, yml: 4105 };
+      for (const [ext, file] of Object.entries(files) as Array<[keyof typeof ports, string]>) {
+        const config = await loadConfigFile(file);
+        expect(config.port, ext).to.equal(ports[ext]);
+        expect(config.baseDir, ext).to.equal(join(tmp, 'cfg', ext));
+        expect(config.metadata, ext).to.deep.equal([join(tmp, 'cfg', ext, 'meta')]);
+        expect(config.routes.rpc, ext).to.equal(ext === 'yml' ? '/v2/rpc' : '/api/objectql');
+        expect(config.routes.data, ext).to.equal('/api/data');
+        expect(config.security).to.deep.equal({ adminRoles: ['admin'], allowBodyUser: false });
+      }
+    });
+
+    it('rejects invalid configs naming the key', async () => {
+      const cases: Array<[string, string, string]> = [
+        ['port.json', '{"port": "abc"}', '- port:'],
+        ['routes.yml', 'routes:\n  rpc: no-slash\n', '- routes.rpc: must be a path starting with "/"'],
+        ['unknown.json', '{"port": 1, "bogus": true}', "'bogus'"],
+        ['plugins.json', '{"plugins": {"rpc": 5}}', '- plugins.rpc:'],
+        ['limits.yml', 'limits:\n  maxTop: -1\n', '- limits.maxTop:'],
+      ];
+      for (const [name, text, expected] of cases) {
+        const file = write(`bad-config/${name}`, text);
+        const err = await rejection(() => loadConfigFile(file));
+        expect(err, name).to.be.instanceOf(ConfigError);
+        expect(err.message, name).to.include(file).and.include(expected);
+      }
+      const missing = await rejection(() => loadConfigFile(join(tmp, 'nope.json')));
+      expect(missing.message).to.include('Config file not found');
+      const direct = await throws(() => new Kernel({ port: 'abc' } as never));
+      expect(direct).to.be.instanceOf(ConfigError);
+      expect(direct.message).to.include('port');
+    });
+
+    it('stops start-up on a malformed metadata file, naming the file and the path inside it', async () => {
+      const file = write('bad-meta/gadget.object.yml', 'fields:\n  title:\n    type: nosuchtype\n');
+      const k = await createKernel({ ...BASE, metadata: [dirname(file)] });
+      const err = await rejection(() => k.start());
+      expect(err).to.be.instanceOf(MetadataError);
+      expect(err.file).to.equal(file);
+      expect(err.path).to.equal('fields.title.type');
+      expect(err.message).to.include(file).and.include('fields.title.type').and.include('nosuchtype');
+      expect(k.isStarted).to.equal(false);
+    });
+  });
+
+  describe('HTTP host', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer({ metadata: [join(tmp, 'app-a')] });
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    it('answers /health with 200 and lists the rpc capability at /.well-known/objectql', async () => {
+      const health = await server.request('GET', '/health');
+      expect(health.status).to.equal(200);
+      expect(health.body).to.deep.equal({ status: 'ok' });
+      const discovery = await server.request('GET', '/.well-known/objectql');
+      expect(discovery.status).to.equal(200);
+      expect(discovery.body.routes.rpc).to.equal('/api/objectql');
+      const rpc = discovery.body.capabilities.find((c: any) => c.plugin === 'rpc');
+      expect(rpc).to.deep.include({ protocol: 'json-rpc', routes: ['POST /api/objectql'] });
+      expect(rpc.ops).to.include.members(['find', 'create', 'deleteMany']);
+    });
+
+    it('answers an unknown route with 404 in the error shape', async () => {
+      const res = await server.request('GET', '/no/such/route');
+      expect(res.status).to.equal(404);
+      expect(res.body).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No route for GET /no/such/route' } });
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    });
+
+    it('echoes X-Request-Id, and generates one when absent or unusable', async () => {
+      const given = await server.request('GET', '/health', undefined, { 'X-Request-Id': 'trace-42.a:b' });
+      expect(given.headers.get('x-request-id')).to.equal('trace-42.a:b');
+      const onError = await server.request('GET', '/missing', undefined, { 'X-Request-Id': 'err-7' });
+      expect(onError.headers.get('x-request-id')).to.equal('err-7');
+      const generated = [await server.request('GET', '/health'), await server.request('GET', '/health', undefined, { 'X-Request-Id': 'has spaces' })]
+        .map((r) => r.headers.get('x-request-id'));
+      for (const id of generated) expect(id).to.match(/^[0-9a-f-]{36}$/);
+      expect(generated[0]).to.not.equal(generated[1]);
+    });
+  });
+
+  describe('a third-party plugin loaded from the config by path', () => {
+    let kernel: Kernel | undefined;
+    after(async () => {
+      await kernel?.stop();
+    });
+
+    it('adds a route and sees every create', async () => {
+      write('third/meta/note.object.yml', 'fields:\n  text: text\n');
+      write('third/plugins/hello.plugin.ts', [
+        '// No imports: a plugin is a plain factory.',
+        'type Res = { json(body: unknown): void };',
+        'type Router = { get(path: string, handler: (req: unknown, res: Res) => void): void };',
+        'export default (options: { greeting?: string }) => {',
+        '  const created: Array<{ object: string; id?: string; by?: string }> = [];',
+        '  return {',
+        "    name: 'hello',",
+        "    dependsOn: ['rpc'],",
+        '    register(kernel: any) {',
+        "      kernel.hooks.routes.tapPromise('hello', async (router: Router) => {",
+        "        router.get('/hello', (_req, res) => res.json({ greeting: options.greeting, created }));",
+        '      });',
+        "      kernel.hooks.afterCreate.for('*').tapPromise('hello', async (ctx: any) => {",
+        '        created.push({ object: ctx.object, id: ctx.id, by: ctx.user?.id });',
+        '      });',
+        "      kernel.hooks.capabilities.tap('hello', (list: unknown[]) => [...list, { plugin: 'hello', routes: ['GET /hello'] }]);",
+        '    },',
+        '  };',
+        '};',
+      ].join('\n'));
+      const file = write('third/objectql.config.yml', [
+        'metadata: [./meta]',
+        'security: {allowBodyUser: true}',
+        'plugins:',
+        '  rpc: true',
+        '  ./plugins/hello.plugin.ts: {greeting: hi there}',
+      ].join('\n'));
+      kernel = await createKernel({ ...(await loadConfigFile(file)), ...BASE });
+      await kernel.start();
+      const url = kernel.http.url;
+
+      const before = await (await fetch(`${url}/hello`)).json();
+      expect(before).to.deep.equal({ greeting: 'hi there', created: [] });
+      const res = await fetch(`${url}/api/objectql`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ op: 'create', object: 'note', args: { id: 'n-1', text: 'hello' }, user: { id: 'dana', roles: [] } }),
+      });
+      expect(res.status).to.equal(200);
+      const after = await (await fetch(`${url}/hello`)).json();
+      expect(after.created).to.deep.equal([{ object: 'note', id: 'n-1', by: 'dana' }]);
+      const discovery = await (await fetch(`${url}/.well-known/objectql`)).json();
+      expect(discovery.capabilities.map((c: any) => c.plugin)).to.deep.equal(['rpc', 'hello']);
+    });
+
+    it('fails start-up naming a plugin path that does not exist', async () => {
+      const err = await rejection(async () => createKernel({ ...BASE, baseDir: tmp, metadata: [join(tmp, 'empty')], plugins: { './missing-plugin.ts': true } }));
+      expect(err).to.be.instanceOf(PluginError);
+      expect(err.message).to.include('./missing-plugin.ts');
+    });
+  });
+});
