@@ -42,7 +42,10 @@ function checkParams(repo: ObjectRepository, action: ActionDefinition, input: un
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ObjectQLError('INVALID_REQUEST', `Input of action '${action.name}' must be an object`);
   const errors: Record<string, string> = {};
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(input)) if (!action.params[key]) errors[key] = 'unknown parameter';
+  for (const key of Object.keys(input)) {
+    // Own params only ('toString' is no param), and defined so that a '__proto__' key is reported too.
+    if (!Object.prototype.hasOwnProperty.call(action.params, key)) Object.defineProperty(errors, key, { value: 'unknown parameter', enumerable: true, writable: true, configurable: true });
+  }
   for (const [key, param] of Object.entries(action.params)) {
     const value = (input as Record<string, unknown>)[key];
     const field = { ...param, name: key } as FieldDefinition;

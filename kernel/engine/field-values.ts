@@ -107,7 +107,9 @@ export function checkRecordValues(
   for (const [key, value] of Object.entries(data)) {
     const field = Object.prototype.hasOwnProperty.call(object.fields, key) ? object.fields[key] : undefined;
     if (!field) {
-      errors[key] = 'unknown field';
+      // Defined, not assigned: a '__proto__' key (own property of parsed JSON) must be reported
+      // too, not swallowed by the prototype setter.
+      Object.defineProperty(errors, key, { value: 'unknown field', enumerable: true, writable: true, configurable: true });
       continue;
     }
     if (value === undefined) continue;

@@ -99,7 +99,10 @@ export class ObjectRepository implements Repository {
     const query = await this.prepareQuery(options, operation, access, internal);
     if (query.aggregate || query.groupBy) {
       const items = await this.runAggregate(query, access);
-      return { items, meta: pageMeta(items.length, query.skip, query.top, query.skip + items.length) };
+      // total counts every group, not only this page's: count them when top or skip cut the result.
+      const cut = query.skip > 0 || items.length >= query.top;
+      const total = !cut ? items.length : query.groupBy?.length ? await this.countGroups(query, access) : 1;
+      return { items, meta: pageMeta(total, query.skip, query.top, query.skip + items.length) };
     }
 
     const filter = andFilters(query.filter, this.scopeFilter(access));
@@ -191,6 +194,11 @@ export class ObjectRepository implements Repository {
       filter, groupBy: query.groupBy, aggregate: query.aggregate ?? [], sort: query.sort, top: query.top, skip: query.skip,
     }, this.tx);
     return rows;
+  }
+
+  private async countGroups(query: CheckedQuery, access: Access): Promise<number> {
+    const filter = andFilters(query.filter, this.scopeFilter(access));
+    return (await this.compiled.datasource.aggregate(this.name, { filter, groupBy: query.groupBy, aggregate: [] }, this.tx)).length;
   }
 
   /** Only what the caller may read, and only the fields asked for. */

@@ -151,14 +151,15 @@ async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed
  * wrote it.
  */
 function checkValues(r: ObjectRepository, input: DataRecord, data: DataRecord, mode: 'create' | 'update') {
-  const fromHooks: DataRecord = {};
-  const rest: DataRecord = {};
-  for (const [key, value] of Object.entries(data)) {
-    const field = r.compiled.def.fields[key];
-    const hookOnly = field && !field.system && (field.readonly || field.type === 'formula') && !(key in input);
-    if (hookOnly) fromHooks[key] = value;
-    else rest[key] = value;
-  }
+  const fields = r.compiled.def.fields;
+  const hookOnly = ([key]: [string, unknown]) => {
+    const field = Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined;
+    return Boolean(field && !field.system && (field.readonly || field.type === 'formula') && !(key in input));
+  };
+  // fromEntries, not assignment: an own '__proto__' key of parsed JSON stays a key (reported as unknown).
+  const entries = Object.entries(data);
+  const fromHooks: DataRecord = Object.fromEntries(entries.filter(hookOnly));
+  const rest: DataRecord = Object.fromEntries(entries.filter((e) => !hookOnly(e)));
   const checked = checkRecordValues(r.compiled.def, rest, mode);
   return { data: { ...checked.data, ...fromHooks }, errors: checked.errors };
 }

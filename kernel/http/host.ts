@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import pinoHttp from 'pino-http';
+import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
 import type { RequestContext } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
@@ -13,6 +13,10 @@ declare global {
     interface Request {
       /** Who asks, set by the kernel before any plugin route runs. */
       objectql: RequestContext;
+      /** This request's id (X-Request-Id). */
+      id: string;
+      /** A logger carrying the request id. */
+      log: Logger;
     }
   }
 }
@@ -45,21 +49,7 @@ export class HttpHost {
     const app = this.app;
     app.disable('x-powered-by');
     app.set('trust proxy', false);
-    app.use(pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      quietReqLogger: true,
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }));
+    app.use(requestLogging(logger));
     app.get('/health', (_req, res) => {
       res.status(this.draining ? 503 : 200).json({ status: this.draining ? 'stopping' : 'ok' });
     });
@@ -105,6 +95,32 @@ export class HttpHost {
     await closed;
     clearTimeout(timer);
   }
+}
+
+/**
+ * A request id per request (the caller's X-Request-Id when it is sane), echoed in the response,
+ * and a child logger carrying it. Written by hand rather than with pino-http: that one builds a
+ * child logger and serializes the request on every request even when nothing is logged; here the
+ * child is made on first use and the completion line only when its level is enabled.
+ */
+function requestLogging(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'id', { value: id, configurable: true });
+    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
+    if (logger.isLevelEnabled('info')) {
+      const start = process.hrtime.bigint();
+      res.once('finish', () => {
+        const ms = Number(process.hrtime.bigint() - start) / 1e6;
+        const level = res.statusCode >= 500 ? 'error' : 'info';
+        req.log[level]({ req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms * 10) / 10 }, 'request completed');
+      });
+    }
+    next();
+  };
 }
 
 /** Renders any error in the spec's error body; unknown errors are logged and become INTERNAL_ERROR. */

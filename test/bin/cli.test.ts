@@ -24,7 +24,8 @@ interface Run {
 }
 
 function run(args: string[]): Run {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { PORT: _ignored, ...env } = process.env; // only --port chooses the port here
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -105,7 +106,7 @@ describe('objectql command line', function () {
       body: JSON.stringify({ op: 'find', object: 'greeting', args: { fields: ['text'], sort: [['text', 'asc']] } }),
     });
     expect(res.status).to.equal(200);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.items).to.deep.equal([{ id: 'g-2', text: 'bonjour' }, { id: 'g-1', text: 'hello' }]);
     expect(body.meta.total).to.equal(2);
 

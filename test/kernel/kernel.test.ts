@@ -151,7 +151,7 @@ describe('kernel', () => {
           method: 'POST', headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ op: 'create', object: 'item', args: { title: 'x' }, user: ADMIN }),
         });
-        const body = await res.json();
+        const body = (await res.json()) as any;
         expect(res.status).to.equal(500);
         expect(body.error.code).to.equal('INTERNAL_ERROR');
         expect(body.error.message).to.include('beforeCreate').and.include('broken-audit');
@@ -304,9 +304,9 @@ describe('kernel', () => {
         body: JSON.stringify({ op: 'create', object: 'note', args: { id: 'n-1', text: 'hello' }, user: { id: 'dana', roles: [] } }),
       });
       expect(res.status).to.equal(200);
-      const after = await (await fetch(`${url}/hello`)).json();
+      const after = (await (await fetch(`${url}/hello`)).json()) as any;
       expect(after.created).to.deep.equal([{ object: 'note', id: 'n-1', by: 'dana' }]);
-      const discovery = await (await fetch(`${url}/.well-known/objectql`)).json();
+      const discovery = (await (await fetch(`${url}/.well-known/objectql`)).json()) as any;
       expect(discovery.capabilities.map((c: any) => c.plugin)).to.deep.equal(['rpc', 'hello']);
     });
 

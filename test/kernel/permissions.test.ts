@@ -238,6 +238,29 @@ describe('permissions (sample app, JSON-RPC)', () => {
     });
   });
 
+  describe('several matching roles', () => {
+    it('adds up what each allows, without widening the records a write may touch', async () => {
+      const both = { id: 'alice', roles: ['member', 'viewer'] };
+      // viewer reads every project and sees actual_cost ...
+      const all = await call(both, 'find', 'project', { fields: ['owner', 'actual_cost'], filters: [['id', '=', 'prj-gemini']] });
+      expect(all.body.items).to.deep.equal([{ id: 'prj-gemini', owner: 'bob', actual_cost: 0 }]);
+      // ... but only member may write, and only alice's own projects.
+      const edit = await call(both, 'update', 'project', { id: 'prj-gemini', data: { priority: 'urgent' } });
+      expectForbidden(edit, 'record_filters', ['member', 'viewer']);
+      expectForbidden(await call(both, 'create', 'project', { name: 'Also for bob', owner: 'bob' }), 'record_filters', ['member', 'viewer']);
+      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { owner: 'bob' } }), 'record_filters', ['member', 'viewer']);
+      const bulk = await call(both, 'updateMany', 'project', { filters: { owner: 'bob' }, data: { priority: 'urgent' } });
+      expect(bulk.body.count).to.equal(0);
+      expect(bulk.body.errors.map((e: any) => e.error.code)).to.include('FORBIDDEN');
+      expect((await call(admin, 'findOne', 'project', 'prj-gemini')).body.priority).to.equal('medium');
+      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { actual_cost: 1 } }), 'allow_edit', ['member', 'viewer']);
+
+      const own = await call(both, 'update', 'project', { id: 'prj-mercury', data: { priority: 'medium' } });
+      expect(own.status).to.equal(200);
+      expect(own.body.priority).to.equal('medium');
+    });
+  });
+
   describe('admin', () => {
     it('bypasses object, field and record permissions', async () => {
       const all = await call(admin, 'find', 'project', { fields: ['owner', 'actual_cost'], filters: [['actual_cost', '>=', 0]], sort: [['actual_cost', 'desc']] });

@@ -87,7 +87,7 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
     });
 
     it('nests three levels; an empty link at any level is null', async () => {
-      const expand = { category: { fields: ['name', 'group'], expand: { group: { expand: { region: { fields: ['name', 'zone'] } } } } } };
+      const expand = { category: { fields: ['name'], expand: { group: { expand: { region: { fields: ['name', 'zone'] } } } } } };
       const { items } = await find({ filters: [['id', 'in', ['it-01', 'it-03', 'it-06', 'it-08']]], fields: ['category'], sort: 'id', expand });
       const path = (r: Row) => [r.category?.name, r.category?.group?.name, r.category?.group?.region?.name, r.category?.group?.region?.zone].map((v) => v ?? null);
       expect(items.map(path)).to.deep.equal([
@@ -174,6 +174,17 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       expect((await find(args)).items.map((r) => [r.status, r.total])).to.deep.equal([['closed', 90], ['open', 90], ['pending', 40], [null, null]]);
       expect((await find({ ...args, top: 2 })).items.map((r) => r.status)).to.deep.equal(['closed', 'open']);
       expect((await find({ ...args, sort: '-total, status', top: 1, skip: 2 })).items).to.deep.equal([{ status: 'pending', total: 40 }]);
+    });
+
+    it('meta counts every group when top and skip page through them', async () => {
+      const args = { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }], sort: 'status', top: 3 };
+      const first = await find(args);
+      expect(first.items.map((r) => r.status)).to.deep.equal([null, 'closed', 'open']);
+      expect(first.meta).to.deep.equal({ total: 4, page: 1, size: 3, pages: 2, has_next: true });
+      const second = await find({ ...args, skip: 3 });
+      expect(second.items).to.deep.equal([{ status: 'pending', n: 3 }]);
+      expect(second.meta).to.deep.equal({ total: 4, page: 2, size: 3, pages: 2, has_next: false });
+      expect((await find({ ...args, filters: { status: 'open' } })).meta).to.deep.equal({ total: 1, page: 1, size: 3, pages: 1, has_next: false });
     });
 
     it('aggregates without groupBy into one row; count of a field skips nulls', async () => {

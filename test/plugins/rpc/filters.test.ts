@@ -9,6 +9,7 @@ import { startServer, type TestServer } from '../../helpers/server';
 const APP = resolve(__dirname, '../../fixtures/query-app');
 const ALICE = { id: 'alice', roles: ['manager', 'member'] };
 const ALL = ['it-01', 'it-02', 'it-03', 'it-04', 'it-05', 'it-06', 'it-07', 'it-08', 'it-09', 'it-10', 'it-11', 'it-12'];
+const ANONYMOUS = 'anonymous';
 const except = (...ids: string[]) => ALL.filter((id) => !ids.includes(id));
 
 describe('JSON-RPC filters (query-app)', () => {
@@ -21,7 +22,7 @@ describe('JSON-RPC filters (query-app)', () => {
   });
 
   async function find(args: Record<string, unknown>, user: unknown = ALICE) {
-    const res = await s.rpc({ op: 'find', object: 'item', args, user });
+    const res = await s.rpc({ op: 'find', object: 'item', args, user: user === ANONYMOUS ? undefined : user });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     return res.body as { items: Array<Record<string, unknown>>; meta: Record<string, unknown> };
   }
@@ -204,6 +205,14 @@ describe('JSON-RPC filters (query-app)', () => {
       await expectIds([['audience', '!=', '$current_user.role']], except('it-01', 'it-02', 'it-05', 'it-07'));
       await expectIds([['audience', '=', '$current_user.role']], ['it-03'], { id: 'root', roles: ['admin'] });
       await expectIds([['owner', '=', '$current_user.buddy']], ['it-05', 'it-09'], { id: 'alice', roles: [], buddy: 'carol' });
+    });
+
+    it('a special the caller lacks matches nothing with = (never a null test)', async () => {
+      await expectIds([['owner', '=', '$current_user']], [], ANONYMOUS);
+      await expectIds([['audience', '=', '$current_user.role']], [], ANONYMOUS);
+      await expectIds([['owner', '=', '$current_user.buddy']], [], ALICE);
+      await expectIds([['audience', '=', '$current_user.role']], [], { id: 'zed', roles: [] });
+      await expectIds([['owner', '=', '$current_user'], 'or', ['owner', '=', null]], ['it-04', 'it-11'], ANONYMOUS);
     });
 
     it('$today on a date field and $now on a datetime field', async () => {

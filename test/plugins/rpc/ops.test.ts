@@ -223,6 +223,10 @@ describe('JSON-RPC ops end to end', () => {
       const p = await newProject({ status: 'active' });
       const res = await call(s, 'action', 'project', { action: 'close', id: p.id, input: {} });
       expect(expectFieldError(res, 'reason')).to.equal('is required');
+      for (const extra of ['priority', 'toString']) {
+        const unknown = await call(s, 'action', 'project', { action: 'close', id: p.id, input: { reason: 'x', [extra]: 'y' } });
+        expect(expectFieldError(unknown, extra)).to.equal('unknown parameter');
+      }
       expect(ok(await call(s, 'findOne', 'project', p.id)).status).to.equal('active');
     });
 
