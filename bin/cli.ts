@@ -39,8 +39,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const config = configFile ? await loadConfigFile(configFile) : undefined;
     const kernel = await createKernel(config ? { ...config, ...(port !== undefined ? { port } : {}) } : { port });
-    await kernel.start();
+    // Handlers go in before start, so a signal during a slow start still ends in a clean stop.
+    let started = false;
+    let stopRequested: string | undefined;
     const shutdown = (signal: string) => {
+      if (!started) {
+        stopRequested = signal;
+        return;
+      }
       kernel.logger.info({ signal }, 'stopping');
       kernel.stop().then(
         () => process.exit(0),
@@ -52,6 +58,9 @@ export async function main(argv: string[]): Promise<number> {
     };
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
+    await kernel.start();
+    started = true;
+    if (stopRequested) shutdown(stopRequested);
     return 0;
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof MetadataError || err instanceof PluginError;

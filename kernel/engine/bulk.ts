@@ -3,9 +3,11 @@
  * validation and hooks; not atomic. Each failed item is reported with its error and the others go on.
  */
 import { ObjectQLError, toObjectQLError } from '../errors';
+import { checkRecordValues } from './field-values';
 import { assertAllowed } from './permissions';
 import type { ObjectRepository } from './repository';
 import type { BulkCountResult, BulkItemError, CreateManyResult, DataRecord } from './types';
+import { assertWritable, throwIfInvalid } from './write-path';
 
 export async function createMany(repo: ObjectRepository, items: DataRecord[]): Promise<CreateManyResult> {
   if (!Array.isArray(items)) throw new ObjectQLError('INVALID_REQUEST', `createMany on '${repo.name}' needs an array of records`);
@@ -26,6 +28,9 @@ export async function createMany(repo: ObjectRepository, items: DataRecord[]): P
 export async function updateMany(repo: ObjectRepository, filters: unknown, data: DataRecord): Promise<BulkCountResult> {
   assertAllowed(repo.access, 'edit', repo.name);
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ObjectQLError('INVALID_REQUEST', `updateMany on '${repo.name}' needs 'data', a map of field values`);
+  // The caller's data must hold on its own, whether or not anything matches; hooks may add to it per record.
+  assertWritable(repo, data, repo.access, 'update');
+  throwIfInvalid(repo, checkRecordValues(repo.compiled.def, data, 'update').errors);
   const ids = await matchingIds(repo, filters, 'updateMany');
   return eachRecord(repo, ids, (id) => repo.update(id, data));
 }

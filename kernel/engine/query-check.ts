@@ -57,8 +57,9 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
   if (value === null && (op === 'eq' || op === 'ne')) return { field: field.name, op: 'isnull', value: op === 'eq' };
   if (op === 'isnull') return { field: field.name, op, value: Boolean(value) };
 
-  // A bare string naming another field compares with that field when a literal string could not fit.
-  if (typeof value === 'string' && !TEXTUAL.has(field.type) && field.name !== 'id' && env.object.fields[value] && !['in', 'nin', 'between', 'like'].includes(op)) {
+  // A bare string naming another readable field compares with that field when a literal string
+  // could not fit; a hidden field's name stays a literal, so its existence is not revealed.
+  if (typeof value === 'string' && !TEXTUAL.has(field.type) && field.name !== 'id' && env.readable.has(value) && env.object.fields[value] && !['in', 'nin', 'between', 'like'].includes(op)) {
     return { field: field.name, op, ref: checkRef(field, value, env, where) } as Condition;
   }
   if (op === 'in' || op === 'nin' || op === 'between') {

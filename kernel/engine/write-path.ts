@@ -165,7 +165,7 @@ function checkValues(r: ObjectRepository, input: DataRecord, data: DataRecord, m
 }
 
 /** Field-level permission on what the caller sends. A hidden field reads as unknown; a visible read-only one is forbidden. */
-function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access, mode: 'create' | 'update'): void {
+export function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access, mode: 'create' | 'update'): void {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new ObjectQLError('INVALID_REQUEST', `Data for '${repo.name}' must be an object of field values`);
   }
@@ -173,7 +173,8 @@ function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access
   const fields = repo.compiled.def.fields;
   const unknown: Record<string, string> = {};
   for (const key of Object.keys(data)) {
-    if (!fields[key] || fields[key].system) continue; // reported by value validation
+    // Unknown fields and fields nobody may write (system, readonly, generated) are reported by value validation.
+    if (!fields[key] || fields[key].system || fields[key].readonly || fields[key].type === 'auto_number' || fields[key].type === 'formula') continue;
     if (!access.readable.has(key)) unknown[key] = 'unknown field';
     else if (!access.editable.has(key)) {
       throw new ObjectQLError('FORBIDDEN', `Not allowed to ${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, { field: key, required_permission: 'allow_edit', user_roles: access.roles });
@@ -182,7 +183,7 @@ function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access
   throwIfInvalid(repo, unknown);
 }
 
-function throwIfInvalid(r: ObjectRepository, errors: Record<string, string>): void {
+export function throwIfInvalid(r: ObjectRepository, errors: Record<string, string>): void {
   const names = Object.keys(errors);
   if (names.length === 0) return;
   throw validationError(errors, `Invalid ${r.name}: ${names.map((n) => `${n}: ${errors[n]}`).join('; ')}`);

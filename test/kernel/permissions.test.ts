@@ -114,7 +114,13 @@ describe('permissions (sample app, JSON-RPC)', () => {
     it('treats actual_cost as unknown when alice filters, sorts, groups, aggregates or selects it', async () => {
       expectUnknownField(await call(alice, 'find', 'project', { filters: [['actual_cost', '>', 0]] }));
       expectUnknownField(await call(alice, 'find', 'project', { filters: { actual_cost: 0 } }));
-      expectUnknownField(await call(alice, 'find', 'project', { filters: [['budget', '<', 'actual_cost']] }));
+      // As a bare field name, a hidden field reads exactly like a name that does not exist.
+      const hidden = await call(alice, 'find', 'project', { filters: [['budget', '<', 'actual_cost']] });
+      const missing = await call(alice, 'find', 'project', { filters: [['budget', '<', 'no_such_field']] });
+      expect(hidden.status).to.equal(400);
+      expect(hidden.body.error.code).to.equal('INVALID_REQUEST');
+      expect(hidden.body.error.message.replace('actual_cost', 'no_such_field')).to.equal(missing.body.error.message);
+      expectUnknownField(await call(alice, 'find', 'project', { filters: [['budget', '<', { $field: 'actual_cost' }]] }));
       expectUnknownField(await call(alice, 'count', 'project', { filters: [['actual_cost', '>', 0]] }));
       expectUnknownField(await call(alice, 'findOne', 'project', { filters: [['actual_cost', '>', 0]] }));
       expectUnknownField(await call(alice, 'find', 'project', { sort: [['actual_cost', 'desc']] }));
