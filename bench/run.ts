@@ -21,8 +21,8 @@ async function startServer(mode: 'objectql' | 'baseline'): Promise<{ url: string
   return { url: line.trim(), child };
 }
 
-async function load(url: string, body: unknown): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, method: 'POST', duration: SECONDS, connections: CONNECTIONS, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function load(url: string, body: unknown, duration = SECONDS): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, method: 'POST', duration, connections: CONNECTIONS, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
@@ -36,6 +36,9 @@ async function main() {
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
+      // A short unmeasured run first, so both are measured with a warm JIT.
+      await load(objectql.url, body, 1);
+      await load(`${baseline.url}/${s.name}`, body, 1);
       const o = await load(objectql.url, body);
       const b = await load(`${baseline.url}/${s.name}`, body);
       if (o.errors || b.errors) console.error(`${s.name}: ${o.errors} ObjectQL errors, ${b.errors} baseline errors`);

@@ -33,7 +33,7 @@ function result(spec: AggregateSpec, acc: Acc): unknown {
  * GROUP BY over rows in one pass. Without groupBy there is always exactly one result row (count 0
  * and null sums over no rows, as in SQL); with groupBy, a null key is a group of its own.
  */
-export function aggregateRows(rows: DbRecord[], query: AggregateQuery): DbRecord[] {
+export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): DbRecord[] {
   const matches = compileFilter(query.filter);
   const groupBy = query.groupBy ?? [];
   const specs = query.aggregate;

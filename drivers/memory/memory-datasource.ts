@@ -110,7 +110,7 @@ export class MemoryDatasource implements Datasource {
   private commit(tx: MemoryTransaction): void {
     for (const [object, writes] of tx.staged) {
       const table = this.table(object);
-      const rows = this.rows(object, tx);
+      const rows = [...this.rows(object, tx)]; // read once per staged write below
       for (const [id, { record, base }] of writes) {
         // Written outside the transaction since it first touched this record.
         if (table.get(id) !== base) {
@@ -161,7 +161,7 @@ export class MemoryDatasource implements Datasource {
    * The rows a filter can match: looked up by key when the filter pins `id` (alone or in a
    * top-level and), every row otherwise. The filter itself is still applied by the caller.
    */
-  private candidates(object: string, filter: Filter | undefined, tx: MemoryTransaction | undefined): DbRecord[] {
+  private candidates(object: string, filter: Filter | undefined, tx: MemoryTransaction | undefined): Iterable<DbRecord> {
     const ids = pinnedIds(filter);
     if (!ids) return this.rows(object, tx);
     const out: DbRecord[] = [];
@@ -172,11 +172,11 @@ export class MemoryDatasource implements Datasource {
     return out;
   }
 
-  /** All stored records as seen by tx, in insertion order; not copies. */
-  private rows(object: string, tx: MemoryTransaction | undefined): DbRecord[] {
+  /** All stored records as seen by tx, in insertion order; not copies. Iterate once. */
+  private rows(object: string, tx: MemoryTransaction | undefined): Iterable<DbRecord> {
     const table = this.tables.get(object);
     const writes = tx?.staged.get(object);
-    if (!writes) return table ? [...table.values()] : [];
+    if (!writes) return table ? table.values() : [];
     const out: DbRecord[] = [];
     for (const [id, record] of table ?? []) {
       const staged = writes.get(id);

@@ -56,9 +56,10 @@ export function projectRow(row: DbRecord, fields: string[] | undefined): DbRecor
 }
 
 /** Filter, sort, page and project; returns the stored objects (callers copy them). */
-export function applyQuery(rows: DbRecord[], query: Query): DbRecord[] {
+export function applyQuery(rows: Iterable<DbRecord>, query: Query): DbRecord[] {
   const matches = compileFilter(query.filter);
-  const matched = rows.filter((r) => matches(r));
+  const matched: DbRecord[] = [];
+  for (const r of rows) if (matches(r)) matched.push(r);
   const wanted = query.top === undefined ? undefined : (query.skip ?? 0) + query.top;
   const sorted = query.sort?.length && wanted !== undefined && wanted > 0 && wanted * 8 < matched.length
     ? firstSorted(matched, query.sort, wanted)

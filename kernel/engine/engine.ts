@@ -15,6 +15,7 @@ import { UnitOfWork } from './unit-of-work';
 /** Per-object structures computed once at start-up. */
 export interface CompiledObject {
   def: ObjectDefinition;
+  fieldNames: ReadonlySet<string>;
   datasource: Datasource;
   permissions: ObjectPermissions;
   relations: FieldDefinition[];
@@ -43,6 +44,7 @@ export class DataEngine {
       const fields = Object.values(def.fields);
       this.compiled.set(def.name, {
         def,
+        fieldNames: new Set(Object.keys(def.fields)),
         datasource: deps.datasources.get(def.datasource),
         permissions: new ObjectPermissions(def, adminRoles),
         relations: fields.filter((f) => f.type === 'lookup' || f.type === 'master_detail'),

@@ -25,13 +25,9 @@ export interface Access {
   readable: ReadonlySet<string>;
   editable: ReadonlySet<string>;
   /**
-   * Record scope for reads, with special values still unresolved; undefined when every record is
-   * in scope. An `or` of the record_filters of the matching entries that allow reading.
-   */
-  scope?: Filter;
-  /**
-   * Record scope per operation, built the same way from the entries that allow that operation:
-   * an entry that only allows reading must not widen the records another entry lets you change.
+   * Record scope per operation, with special values still unresolved; absent when every record is
+   * in scope. An `or` of the record_filters of the matching entries that allow the operation: an
+   * entry that only allows reading must not widen the records another entry lets you change.
    */
   scopes: Partial<Record<Operation, Filter>>;
   roles: string[];
@@ -87,7 +83,7 @@ export class ObjectPermissions {
       if (granting.length === 0 || granting.some(({ scope }) => scope === undefined)) continue;
       scopes[op] = granting.length === 1 ? granting[0].scope : { or: granting.map(({ scope: s }) => s!) };
     }
-    return { all: false, allowed, readable, editable, scope: scopes.read, scopes, roles };
+    return { all: false, allowed, readable, editable, scopes, roles };
   }
 }
 

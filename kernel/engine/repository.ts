@@ -70,7 +70,7 @@ export class ObjectRepository implements Repository {
   scopeFilter(access = this.access, op: PermissionOperation = 'read'): Filter | undefined {
     const scope = access.scopes[op];
     if (!scope) return undefined;
-    return checkFilter(scope, { object: this.compiled.def, readable: new Set(Object.keys(this.compiled.def.fields)), specials: this.specials() });
+    return checkFilter(scope, { object: this.compiled.def, readable: this.compiled.fieldNames, specials: this.specials() });
   }
 
   parseFilters(filters: unknown): Filter | undefined {
@@ -110,7 +110,8 @@ export class ObjectRepository implements Repository {
     const fetchFields = query.fields && [...new Set([...query.fields, ...Object.keys(query.expand ?? {})])];
     const [rows, total] = await Promise.all([
       ds.find(this.name, { fields: fetchFields, filter, sort: query.sort, top: query.top, skip: query.skip }, this.tx),
-      ds.count(this.name, filter, this.tx),
+      // findOne has no page to describe: no count.
+      operation === 'findOne' ? Promise.resolve(-1) : ds.count(this.name, filter, this.tx),
     ]);
     if (query.expand) await expandRecords(this, rows, query.expand, internal.depth + 1);
 

@@ -48,6 +48,9 @@ export class HttpHost {
     const { config, hooks, logger } = this.kernel;
     const app = this.app;
     app.disable('x-powered-by');
+    // Hashing every response body for a weak ETag costs more than it saves on an API; protocols
+    // that promise ETags (OData) set their own.
+    app.set('etag', false);
     app.set('trust proxy', false);
     app.use(requestLogging(logger));
     app.get('/health', (_req, res) => {
