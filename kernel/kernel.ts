@@ -18,7 +18,7 @@ import { seedInitialData } from './engine/seed';
 
 /**
  * What the kernel's container holds. Plugins that register services of their own add them here by
- * module augmentation: `declare module 'objectql/kernel' { interface KernelServices { x: X } }`.
+ * module augmentation: `declare module 'objectql' { interface KernelServices { x: X } }`.
  */
 export interface KernelServices {
   config: ResolvedConfig;
