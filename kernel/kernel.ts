@@ -122,9 +122,9 @@ export class Kernel {
 
   async start(): Promise<this> {
     if (this.state !== 'created') throw new PluginError(`Kernel cannot start: it is ${this.state}`);
+    this.useBuiltinDrivers();
     this.state = 'starting';
     try {
-      await this.registerDriverPlugins();
       const ordered = orderPlugins(this.plugins.map((r) => ({ ...r, name: r.plugin.name, dependsOn: r.plugin.dependsOn })));
       for (const r of ordered) await r.plugin.register(this, r.options as never);
       await this.hooks.configure.promise(this.config);
@@ -176,20 +176,14 @@ export class Kernel {
     if (errors.length) throw errors[0];
   }
 
-  private async registerDriverPlugins(): Promise<void> {
+  /** Adds the built-in driver plugin of every configured driver that no registered plugin provides. */
+  private useBuiltinDrivers(): void {
     const needed = new Set(Object.values(this.config.datasources).map((d) => d.driver));
     for (const driver of needed) {
-      if (this.drivers.has(driver) || this.plugins.some((p) => p.plugin.name === `driver-${driver}`)) continue;
       const loader = BUILTIN_DRIVERS[driver];
-      if (!loader) continue; // a third-party driver plugin registers it; DatasourceManager names what is missing
-      const plugin = this.instantiate(loader(), {});
-      await plugin.register(this, {});
-      this.started.push({ plugin, options: {} });
+      // Unknown here: a third-party driver plugin registers it; DatasourceManager names what is missing.
+      if (loader && !this.plugins.some((p) => p.plugin.name === `driver-${driver}`)) this.use(loader());
     }
-  }
-
-  private instantiate(pluginLike: PluginLike<any>, options: unknown): Plugin<any> {
-    return typeof pluginLike === 'function' ? pluginLike(options) : pluginLike;
   }
 
   private async loadPlugin(name: string): Promise<PluginLike<any>> {
