@@ -12,6 +12,6 @@ export interface RequestContext {
   user?: User;
   requestId?: string;
   logger?: Logger;
-  /** Skips every permission check: for the kernel's own work (seeding data, reference checks). */
+  /** Skips every permission check: for the kernel's own work (seeding data, cascading deletes). */
   system?: boolean;
 }

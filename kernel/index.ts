@@ -11,7 +11,7 @@ export type { RequestContext, User } from './context';
 export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, Transaction } from './drivers';
 export * from './query/ast';
 export { parseFilter, parseOperator, isFieldRef, OPERATOR_ALIASES, type FieldRef, type FilterLimits } from './query/parse-filter';
-export { compileFilter, evaluateFilter, compareValues, valuesEqual, likeToRegExp } from './query/evaluate';
+export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike, likeToRegExp } from './query/evaluate';
 export * from './metadata/types';
 export { MetadataRegistry, MetadataError } from './metadata/registry';
 export { DataEngine, type CompiledObject } from './engine/engine';

@@ -51,10 +51,11 @@ export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): 
   }
   const out: DbRecord[] = [];
   for (const { first, accs } of groups.values()) {
-    const row: DbRecord = {};
-    for (const f of groupBy) row[f] = first?.[f] ?? null;
-    specs.forEach((spec, i) => (row[spec.alias] = result(spec, accs[i])));
-    out.push(row);
+    // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
+    out.push(Object.fromEntries([
+      ...groupBy.map((f) => [f, first?.[f] ?? null]),
+      ...specs.map((spec, i) => [spec.alias, result(spec, accs[i])]),
+    ]));
   }
   return pageRows(sortRows(out, query.sort), query.skip, query.top);
 }

@@ -9,12 +9,13 @@ const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** groupBy and aggregate entries: readable, groupable fields; known functions; numeric sum/avg; unique aliases. */
 export function checkAggregate(options: FindOptions, env: CheckEnv): { groupBy: string[]; aggregate: AggregateSpec[]; aliases: Set<string> } {
-  const groupBy = options.groupBy ?? [];
-  if (!Array.isArray(groupBy)) throw new ObjectQLError('INVALID_REQUEST', "'groupBy' must be an array of field names");
-  for (const name of groupBy) {
+  if (options.groupBy !== undefined && options.groupBy !== null && !Array.isArray(options.groupBy)) throw new ObjectQLError('INVALID_REQUEST', "'groupBy' must be an array of field names");
+  for (const name of options.groupBy ?? []) {
     const field = fieldOf(env, name, 'groupBy');
     if (UNGROUPABLE.has(field.type) || field.multiple) throw new ObjectQLError('INVALID_REQUEST', `groupBy: cannot group by '${name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
   }
+  // Grouping by a field twice makes the same groups: each field once.
+  const groupBy = [...new Set(options.groupBy ?? [])];
   const specs = options.aggregate ?? [];
   if (!Array.isArray(specs)) throw new ObjectQLError('INVALID_REQUEST', "'aggregate' must be an array of {func, field, alias}");
   const aliases = new Set<string>(groupBy);

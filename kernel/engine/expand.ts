@@ -3,13 +3,20 @@
  * through the related object's own permissions, record scope and hooks, across datasources.
  */
 import { ObjectQLError } from '../errors';
-import { fieldOf } from './query-check';
+import { assertAllowed } from './permissions';
+import { checkFields, checkFilter, checkSort, fieldOf } from './query-check';
 import type { ObjectRepository } from './repository';
 import type { DataRecord, ExpandOptions } from './types';
 
 export type CheckedExpand = Record<string, { options: ExpandOptions; target: string; multiple: boolean }>;
 
-/** Checks the whole expand tree before any query runs: relation fields only, depth within the limit. */
+const OPTION_KEYS = new Set(['fields', 'filters', 'sort', 'top', 'expand']);
+
+/**
+ * Checks the whole expand tree before any query runs, whether or not a record has the relation
+ * set: relation fields only, depth within the limit, and each level's options against the related
+ * object as the caller sees it (read permission, fields, filters, sort, top).
+ */
 export function checkExpand(repo: ObjectRepository, expand: unknown, depth: number): CheckedExpand {
   const max = repo.engine.limits.maxExpandDepth;
   if (!expand || typeof expand !== 'object' || Array.isArray(expand)) throw new ObjectQLError('INVALID_REQUEST', "'expand' must be a map from relation field to options");
@@ -20,13 +27,32 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
     if (field.type !== 'lookup' && field.type !== 'master_detail') throw new ObjectQLError('INVALID_REQUEST', `expand: '${name}' of '${repo.name}' is not a relation field`);
     const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
     if (typeof options !== 'object' || Array.isArray(options)) throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
-    if (options.expand) {
-      const target = repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit);
-      checkExpand(target, options.expand, depth + 1);
-    }
+    checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth);
     out[name] = { options, target: field.reference_to!, multiple: Boolean(field.multiple) };
   }
   return out;
+}
+
+function checkOptions(target: ObjectRepository, name: string, options: ExpandOptions, depth: number): void {
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: unknown option '${key}'; expected ${[...OPTION_KEYS].join(', ')}`);
+  }
+  const access = target.access;
+  assertAllowed(access, 'read', target.name);
+  const env = target.env(access);
+  try {
+    checkFields(options.fields, env);
+    const filter = target.parseFilters(options.filters);
+    if (filter) checkFilter(filter, env);
+    checkSort(options.sort, env);
+  } catch (err) {
+    if (err instanceof ObjectQLError) throw new ObjectQLError(err.code, `expand.${name}: ${err.message}`, err.details);
+    throw err;
+  }
+  if (options.top !== undefined && options.top !== null && (!Number.isInteger(options.top) || options.top < 0)) {
+    throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'top' must be a non-negative integer, got ${JSON.stringify(options.top)}`);
+  }
+  if (options.expand) checkExpand(target, options.expand, depth + 1);
 }
 
 export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], expand: CheckedExpand, depth: number): Promise<void> {
@@ -37,7 +63,7 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
     if (ids.length > 0) {
       const related = await repo.engine.scopedRepo(target, repo.request, repo.unit).findWith(
         {
-          fields: options.fields ? [...new Set(['id', ...options.fields])] : undefined,
+          fields: options.fields ? ['id', ...options.fields] : undefined,
           filters: options.filters,
           filter: { field: 'id', op: 'in', value: ids },
           sort: options.sort,
@@ -56,7 +82,7 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
       }
       const own = new Set((row[name] ?? []) as string[]);
       const list = (options.sort ? order.filter((id) => own.has(id)) : [...own].filter((id) => byId.has(id))).map((id) => byId.get(id)!);
-      row[name] = options.top !== undefined ? list.slice(0, options.top) : list;
+      row[name] = options.top !== undefined && options.top !== null ? list.slice(0, options.top) : list;
     }
   }
 }

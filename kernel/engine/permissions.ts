@@ -36,9 +36,12 @@ export interface Access {
 /** Parsed permission entries of one object, computed once at start-up. */
 export class ObjectPermissions {
   private readonly entries: Array<{ entry: PermissionEntry; scope?: Filter }>;
+  /** Keyed by the caller's roles that count here (profiles of this object, admin roles): bounded, and no role spelling reaches another key. */
   private readonly cache = new Map<string, Access>();
+  private readonly relevantRoles: ReadonlySet<string>;
   private readonly allFields: ReadonlySet<string>;
   private readonly writableFields: ReadonlySet<string>;
+  private readonly unrestricted: Access;
 
   constructor(private readonly object: ObjectDefinition, private readonly adminRoles: ReadonlySet<string>) {
     this.entries = (object.permissions ?? []).map((entry) => ({
@@ -47,24 +50,26 @@ export class ObjectPermissions {
     }));
     this.allFields = new Set(Object.keys(object.fields));
     this.writableFields = new Set(Object.values(object.fields).filter((f) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula').map((f) => f.name));
+    this.relevantRoles = new Set([...this.entries.map(({ entry }) => entry.profile), ...adminRoles]);
+    this.unrestricted = { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles: [] };
   }
 
-  /** Access of a caller with these roles; cached per role set (record scopes stay unresolved). */
+  /** Access of a caller with these roles (record scopes stay unresolved); `roles` is always the caller's own. */
   access(user: User | undefined, system = false): Access {
     const roles = user?.roles ?? [];
-    const key = system ? '\u0000system' : [...roles].sort().join('\u0000');
+    if (system || this.object.permissions === undefined) return { ...this.unrestricted, roles };
+    const counted = [...new Set(roles.filter((r) => this.relevantRoles.has(r)))].sort();
+    const key = JSON.stringify(counted);
     let access = this.cache.get(key);
     if (!access) {
-      access = this.compute(roles, system);
+      access = this.compute(counted);
       this.cache.set(key, access);
     }
-    return access;
+    return { ...access, roles };
   }
 
-  private compute(roles: string[], system: boolean): Access {
-    if (system || this.object.permissions === undefined || roles.some((r) => this.adminRoles.has(r))) {
-      return { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles };
-    }
+  private compute(roles: string[]): Access {
+    if (roles.some((r) => this.adminRoles.has(r))) return { ...this.unrestricted, roles };
     const matching = this.entries.filter(({ entry }) => roles.includes(entry.profile));
     const allowed = {} as Record<Operation, boolean>;
     for (const op of Object.keys(FLAG) as Operation[]) allowed[op] = matching.some(({ entry }) => entry[FLAG[op]] === true);

@@ -176,11 +176,16 @@ function direction(dir: unknown, where: string): 'asc' | 'desc' {
   return d;
 }
 
+/** Each key checked; a key repeating a field sorted by already can never decide an order and is dropped. */
 export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: ReadonlySet<string> = new Set()): SortKey[] {
-  return parseSort(input).map((k) => {
-    if (aliases.has(k.field)) return k;
-    const field = fieldOf(env, k.field, 'sort');
-    if (OPAQUE.has(field.type) || field.multiple) throw new ObjectQLError('INVALID_REQUEST', `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
-    return k;
+  const seen = new Set<string>();
+  return parseSort(input).filter((k) => {
+    if (!aliases.has(k.field)) {
+      const field = fieldOf(env, k.field, 'sort');
+      if (OPAQUE.has(field.type) || field.multiple) throw new ObjectQLError('INVALID_REQUEST', `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
+    }
+    if (seen.has(k.field)) return false;
+    seen.add(k.field);
+    return true;
   });
 }

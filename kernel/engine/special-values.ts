@@ -33,7 +33,8 @@ export function resolveSpecial(value: string, specials: Specials): unknown {
       return specials.user ? [...specials.user.roles] : null;
     default: {
       const key = value.slice('$current_user.'.length);
-      if (!specials.user) return null;
+      // Own keys of the user context only: '$current_user.toString' is no key the caller has.
+      if (!specials.user || !Object.prototype.hasOwnProperty.call(specials.user, key)) return null;
       const v = specials.user[key];
       if (v !== undefined && v !== null && typeof v === 'object' && !Array.isArray(v)) {
         throw new ObjectQLError('INVALID_REQUEST', `Special value ${value} is not a plain value`);

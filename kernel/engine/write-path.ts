@@ -95,12 +95,26 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
   });
 }
 
-/** Runs fn in this datasource's transaction (joining one already open); announces changes after the outermost commit. */
+/**
+ * Runs fn in this datasource's transaction (joining one already open); announces changes after the
+ * outermost commit. A transaction that fails takes the changes of its datasource recorded inside
+ * it along: they were rolled back, and the unit may go on (the next item of a bulk operation) and
+ * commit others. Changes of other datasources stay: their transactions commit on their own.
+ */
 export async function inTransaction<T>(repo: ObjectRepository, fn: (r: ObjectRepository) => Promise<T>): Promise<T> {
   if (repo.tx) return fn(repo);
   const unit = repo.unit;
   const ds = repo.compiled.datasource;
-  const result = await ds.transaction((tx) => fn(repo.engine.scopedRepo(repo.name, repo.request, unit.with(ds.name, tx))));
+  const recorded = unit.changes.length;
+  let result: T;
+  try {
+    result = await ds.transaction((tx) => fn(repo.engine.scopedRepo(repo.name, repo.request, unit.with(ds.name, tx))));
+  } catch (err) {
+    const elsewhere = unit.changes.splice(recorded).filter((c) => repo.engine.object(c.object).def.datasource !== ds.name);
+    unit.changes.push(...elsewhere);
+    if (unit.isOutermost) await announce(repo, unit);
+    throw err;
+  }
   if (unit.isOutermost) await announce(repo, unit);
   return result;
 }

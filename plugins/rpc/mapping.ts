@@ -16,6 +16,7 @@ export interface RpcRequest {
 }
 
 const FIND_KEYS = new Set(['fields', 'filters', 'sort', 'top', 'skip', 'expand', 'groupBy', 'aggregate', 'limit']);
+const FIND_ONE_KEYS = new Set(['filters', 'fields', 'expand']);
 const REQUEST_KEYS = new Set(['op', 'object', 'args', 'user', 'ai_context', '@type']);
 
 export function parseRpcRequest(body: unknown): RpcRequest {
@@ -47,13 +48,15 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
   switch (req.op) {
     case 'find': {
       const a = optionalObject(args, 'find');
-      for (const key of Object.keys(a)) if (!FIND_KEYS.has(key)) throw new ObjectQLError('INVALID_REQUEST', `Unknown find argument '${key}'; expected ${[...FIND_KEYS].join(', ')}`);
+      checkKeys(a, FIND_KEYS, 'find');
       const { limit, ...rest } = a;
       const result = await repo.find({ ...rest, top: (rest.top ?? limit) as number | undefined } as never);
       return { items: result.items, meta: result.meta };
     }
     case 'findOne': {
-      const record = await repo.findOne(typeof args === 'string' ? args : (requiredObject(args, 'findOne', '{filters} or a record id') as never));
+      const a = typeof args === 'string' ? args : requiredObject(args, 'findOne', '{filters} or a record id');
+      if (typeof a !== 'string') checkKeys(a, FIND_ONE_KEYS, 'findOne');
+      const record = await repo.findOne(a as never);
       if (!record) {
         throw new ObjectQLError('NOT_FOUND', typeof args === 'string' ? `Record '${args}' of '${req.object}' not found` : `No '${req.object}' record matches the filters`, { object: req.object, ...(typeof args === 'string' ? { id: args } : {}) });
       }
@@ -63,19 +66,23 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
       return { ...(await repo.create(requiredObject(args, 'create', 'a map of field values'))), ...type };
     case 'update': {
       const a = requiredObject(args, 'update', '{id, data}');
+      checkKeys(a, new Set(['id', 'data']), 'update');
       if (!isPlainObject(a.data)) throw new ObjectQLError('INVALID_REQUEST', "update needs 'data', a map of field values");
       return { ...(await repo.update(requiredId(a.id, 'update'), a.data)), ...type };
     }
     case 'delete': {
       const a = typeof args === 'string' ? { id: args } : requiredObject(args, 'delete', '{id}');
+      checkKeys(a, new Set(['id']), 'delete');
       return { ...(await repo.delete(requiredId(a.id, 'delete'))), ...type };
     }
     case 'count': {
       const a = optionalObject(args, 'count');
+      checkKeys(a, new Set(['filters']), 'count');
       return { count: await repo.count({ filters: a.filters }), ...type };
     }
     case 'action': {
       const a = requiredObject(args, 'action', '{action, id?, input?}');
+      checkKeys(a, new Set(['action', 'id', 'input']), 'action');
       if (typeof a.action !== 'string' || !a.action) throw new ObjectQLError('INVALID_REQUEST', "action needs 'action', the action's name");
       if (a.id !== undefined && typeof a.id !== 'string') throw new ObjectQLError('INVALID_REQUEST', "action 'id' must be a string");
       if (a.input !== undefined && !isPlainObject(a.input)) throw new ObjectQLError('INVALID_REQUEST', "action 'input' must be an object");
@@ -88,11 +95,13 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
     }
     case 'updateMany': {
       const a = requiredObject(args, 'updateMany', '{filters, data}');
+      checkKeys(a, new Set(['filters', 'data']), 'updateMany');
       if (!isPlainObject(a.data)) throw new ObjectQLError('INVALID_REQUEST', "updateMany needs 'data', a map of field values");
       return { ...(await repo.updateMany(a.filters, a.data)), ...type };
     }
     case 'deleteMany': {
       const a = requiredObject(args, 'deleteMany', '{filters}');
+      checkKeys(a, new Set(['filters']), 'deleteMany');
       return { ...(await repo.deleteMany(a.filters)), ...type };
     }
   }
@@ -100,6 +109,11 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Arguments are never silently ignored, and no engine-internal option (such as a raw `filter` tree) passes. */
+function checkKeys(args: Record<string, unknown>, allowed: ReadonlySet<string>, op: string): void {
+  for (const key of Object.keys(args)) if (!allowed.has(key)) throw new ObjectQLError('INVALID_REQUEST', `Unknown ${op} argument '${key}'; expected ${[...allowed].join(', ')}`);
 }
 
 function optionalObject(args: unknown, op: string): Record<string, unknown> {

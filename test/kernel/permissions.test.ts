@@ -133,6 +133,18 @@ describe('permissions (sample app, JSON-RPC)', () => {
       expect(carolSorted.body.items[0].actual_cost).to.be.a('number');
     });
 
+    it('cannot be read off the expenses it sums, which members may not read', async () => {
+      const perProject = { groupBy: ['project'], aggregate: [{ func: 'sum', field: 'amount', alias: 'total' }] };
+      for (const args of [perProject, { fields: ['project', 'amount'] }, { filters: [['project', '=', 'prj-apollo']] }]) {
+        expectForbidden(await call(alice, 'find', 'expense', args), 'allow_read', ['member']);
+      }
+      expectForbidden(await call(alice, 'count', 'expense', {}), 'allow_read', ['member']);
+      expectForbidden(await call(bob, 'findOne', 'expense', 'exp-apollo-travel'), 'allow_read', ['member']);
+      // Those who may see actual_cost still read expenses.
+      expect((await call(viewer, 'find', 'expense', perProject)).body.items).to.deep.include({ project: 'prj-apollo', total: 4699.5 });
+      expect((await call(carol, 'count', 'expense', {})).body.count).to.be.greaterThan(0);
+    });
+
     it('refuses writes of budget (403 naming it) and of actual_cost (400 unknown field) by a member', async () => {
       for (const [op, args] of [['create', { name: 'Alice budget', budget: 10 }], ['update', { id: 'prj-apollo', data: { budget: 10 } }]] as const) {
         const res = await call(alice, op, 'project', args);

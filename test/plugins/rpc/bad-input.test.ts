@@ -95,6 +95,14 @@ describe('JSON-RPC bad input', () => {
 
   describe('args of the wrong type', () => {
     runCases([
+      bad('an unknown count argument', 'count', { where: { status: 'active' } }, "'where'"),
+      bad('an unknown update argument', 'update', { id: 'prj-apollo', data: { name: 'x' }, upsert: true }, "'upsert'"),
+      bad('an unknown delete argument', 'delete', { id: 'prj-apollo', cascade: false }, "'cascade'"),
+      bad('an unknown action argument', 'action', { action: 'summary', params: {} }, "'params'"),
+      bad('an unknown updateMany argument', 'updateMany', { filters: {}, data: { name: 'x' }, limit: 1 }, "'limit'"),
+      bad('an unknown deleteMany argument', 'deleteMany', { filter: { status: 'done' } }, "'filter'"),
+    ]);
+    runCases([
       bad('find: a number', 'find', 42, 'find'),
       bad('find: an array', 'find', [], 'find'),
       bad('find: an unknown argument', 'find', { where: {} }, "'where'"),
