@@ -12,6 +12,9 @@ function defaultExport(mod: { default?: unknown }): PluginLike<any> {
 
 export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   rpc: () => defaultExport(require('../plugins/rpc')),
+  rest: () => defaultExport(require('../plugins/rest')),
+  metadata: () => defaultExport(require('../plugins/metadata-api')),
+  openapi: () => defaultExport(require('../plugins/openapi')),
 });
 
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */

@@ -10,6 +10,7 @@ import type { ResolvedConfig } from './config/schema';
 import type { User } from './context';
 import type { HookContext, RecordChange } from './engine/types';
 import { isErrorCode } from './errors';
+import type { OpenAPIDocument } from './openapi';
 
 /** What a plugin serves, listed at the discovery route. */
 export interface Capability {
@@ -55,6 +56,8 @@ export function createHooks() {
 
     /** What each plugin serves, for the discovery route. */
     capabilities: new SyncWaterfallHook<[Capability[]]>(['capabilities'], 'capabilities'),
+    /** The OpenAPI document: each protocol plugin adds its paths (see kernel/openapi.ts). */
+    openapi: new SyncWaterfallHook<[OpenAPIDocument]>(['document'], 'openapi'),
   };
   for (const [name, hook] of Object.entries(hooks)) {
     if (hook instanceof HookMap) {

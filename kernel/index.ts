@@ -16,3 +16,4 @@ export * from './metadata/types';
 export { MetadataRegistry, MetadataError } from './metadata/registry';
 export { DataEngine, type CompiledObject } from './engine/engine';
 export type * from './engine/types';
+export * from './openapi';
