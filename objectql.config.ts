@@ -10,7 +10,10 @@ export default {
     default: { driver: 'memory' },
   },
   plugins: {
-    rpc: true,
+    rpc: true, // POST /api/objectql
+    rest: true, // /api/data/:object
+    metadata: true, // /api/metadata/objects
+    openapi: true, // GET /api/objectql/openapi.json, reference page at /api/objectql/docs
   },
   security: {
     adminRoles: ['admin'],

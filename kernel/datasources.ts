@@ -7,7 +7,7 @@ import { PluginError } from './plugin-order';
 export class DatasourceManager {
   private readonly open_ = new Map<string, Datasource>();
 
-  constructor(private readonly drivers: ReadonlyMap<string, DriverFactory>, private readonly logger: Logger) {}
+  constructor(private readonly drivers: ReadonlyMap<string, DriverFactory>, private readonly logger: Logger, private readonly baseDir: string) {}
 
   /** Creates, connects and syncs every configured datasource with the objects stored in it. */
   async open(configs: Record<string, DatasourceConfig>, objects: ObjectDefinition[]): Promise<void> {
@@ -21,7 +21,7 @@ export class DatasourceManager {
       if (!factory) {
         throw new PluginError(`Datasource '${name}' uses driver '${config.driver}', which no plugin provides; known drivers: ${[...this.drivers.keys()].join(', ') || 'none'}`);
       }
-      const ds = factory(name, config, { logger: this.logger.child({ datasource: name }) });
+      const ds = factory(name, config, { logger: this.logger.child({ datasource: name }), baseDir: this.baseDir });
       await ds.connect();
       this.open_.set(name, ds);
       await ds.syncSchema(objects.filter((o) => o.datasource === name));

@@ -49,4 +49,5 @@ export interface DatasourceConfig {
   [option: string]: unknown;
 }
 
-export type DriverFactory = (name: string, config: DatasourceConfig, deps: { logger: import('pino').Logger }) => Datasource;
+/** Makes a datasource; `baseDir` is the config file's folder, for relative paths in the driver's options. */
+export type DriverFactory = (name: string, config: DatasourceConfig, deps: { logger: import('pino').Logger; baseDir: string }) => Datasource;

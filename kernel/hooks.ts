@@ -28,7 +28,10 @@ function dataHookMap(event: string): HookMap<DataHook> {
 
 export function createHooks() {
   const hooks = {
-    /** After config is loaded, before any plugin starts: plugins may read or adjust settings. */
+    /**
+     * After every plugin has registered, before metadata loads. Plugins read settings here; a
+     * change to `routes` is too late (plugins read their prefix in register).
+     */
     configure: new AsyncSeriesHook<[ResolvedConfig]>(['config'], 'configure'),
     /** Connect, sync, open resources. Runs in dependency order. */
     start: new AsyncSeriesHook<[]>([], 'start'),
@@ -36,7 +39,7 @@ export function createHooks() {
     routes: new AsyncSeriesHook<[Router]>(['router'], 'routes'),
     /** Everything started and listening. */
     ready: new AsyncSeriesHook<[]>([], 'ready'),
-    /** Close everything; runs in reverse registration order. */
+    /** While stopping, after HTTP has drained and before plugins' own stop() (which run in reverse order). Taps run in tap order. */
     stop: new AsyncSeriesHook<[]>([], 'stop'),
 
     /** Identity: the first tap that returns a user wins; none means anonymous. */

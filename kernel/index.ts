@@ -17,3 +17,4 @@ export { MetadataRegistry, MetadataError } from './metadata/registry';
 export { DataEngine, type CompiledObject } from './engine/engine';
 export type * from './engine/types';
 export * from './openapi';
+export { parseSort } from './engine/query-check';

@@ -57,7 +57,7 @@ export class Kernel {
       config: asValue(this.config),
       logger: asValue(this.logger),
       hooks: asValue(this.hooks),
-      datasources: asValue(new DatasourceManager(this.drivers, this.logger)),
+      datasources: asValue(new DatasourceManager(this.drivers, this.logger, this.config.baseDir)),
       http: asValue(new HttpHost(this)),
     });
   }

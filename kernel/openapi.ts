@@ -32,11 +32,21 @@ const ATTACHMENT: SchemaObject = {
   },
 };
 
-/** One field's value by the spec's type mapping (without nullability). */
+/** One field's value by the spec's type mapping (without nullability). A fresh object on every call. */
 export function fieldSchema(field: FieldDefinition): SchemaObject {
   const base = scalarSchema(field);
-  const described = { ...base, ...(field.label ? { title: field.label } : {}), ...(field.description ? { description: field.description } : {}) };
-  return field.multiple ? { type: 'array', items: base, ...(field.label ? { title: field.label } : {}) } : described;
+  const about = { ...(field.label ? { title: field.label } : {}), ...(field.description ? { description: field.description } : {}) };
+  return field.multiple ? { type: 'array', items: base, ...about } : { ...base, ...about };
+}
+
+/**
+ * `schema` that also accepts null, by OpenAPI 3.0.3's rules: `nullable` only takes effect beside a
+ * `type` (a schema without one, such as a json field's `{}`, already accepts null and is left as
+ * is), and an `enum` must list null itself for null to be allowed.
+ */
+export function nullable(schema: SchemaObject): SchemaObject {
+  if (schema.type === undefined) return schema;
+  return { ...schema, nullable: true, ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
 }
 
 function scalarSchema(field: FieldDefinition): SchemaObject {
@@ -60,13 +70,14 @@ function scalarSchema(field: FieldDefinition): SchemaObject {
     case 'time':
       return { type: 'string', pattern: '^\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?$' };
     case 'select':
-      return { type: 'string', enum: (field.options ?? []).map((o) => o.value) };
+      // An empty enum is not a valid schema: a select without options is any string.
+      return { type: 'string', ...(field.options?.length ? { enum: field.options.map((o) => o.value) } : {}) };
     case 'lookup':
     case 'master_detail':
-      return { type: 'string', description: `id of a ${field.reference_to} record` };
+      return { type: 'string', description: `id of the referenced ${field.reference_to} record` };
     case 'file':
     case 'image':
-      return ATTACHMENT;
+      return structuredClone(ATTACHMENT);
     case 'object':
       return { type: 'object', additionalProperties: true };
     case 'json':
@@ -89,9 +100,10 @@ export function objectSchemas(def: ObjectDefinition): Record<string, SchemaObjec
   for (const field of Object.values(def.fields)) {
     const schema = fieldSchema(field);
     const writable = !field.system && !field.readonly && field.type !== 'auto_number' && field.type !== 'formula';
-    record[field.name] = { ...schema, ...(field.required || field.name === 'id' ? {} : { nullable: true }), ...(writable ? {} : { readOnly: true }) };
+    const stored = field.required || field.name === 'id' ? schema : nullable(schema);
+    record[field.name] = writable ? stored : { ...stored, readOnly: true };
     if (field.required && field.name !== 'id') required.push(field.name);
-    if (writable) input[field.name] = { ...schema, nullable: !field.required };
+    if (writable) input[field.name] = field.required ? schema : nullable(schema);
   }
   const name = schemaName(def.name);
   return {
@@ -100,7 +112,7 @@ export function objectSchemas(def: ObjectDefinition): Record<string, SchemaObjec
   };
 }
 
-/** The spec's error body. */
+/** The spec's error body. Shared and module-level: copy it (structuredClone) into a document, never mutate it. */
 export const ERROR_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['error'],
@@ -115,6 +127,29 @@ export const ERROR_SCHEMA: SchemaObject = {
       },
     },
   },
+};
+
+/** The paging block of every list response (`meta` of JSON-RPC find and the REST list). Copy it, never mutate it. */
+export const PAGE_META_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['total', 'page', 'size', 'pages', 'has_next'],
+  properties: {
+    total: { type: 'integer', minimum: 0, description: 'records matching the filters, over all pages' },
+    page: { type: 'integer', minimum: 1, description: 'this page, from 1 (skip / size + 1)' },
+    size: { type: 'integer', minimum: 0, description: 'the page size (top)' },
+    pages: { type: 'integer', minimum: 0 },
+    has_next: { type: 'boolean' },
+  },
+};
+
+/**
+ * The credential forms of the spec's Authentication section, by the names a document's
+ * `security` requirements use (`{bearerAuth: []}` for an admin-token route, for instance).
+ */
+export const SECURITY_SCHEMES: Readonly<Record<'bearerAuth' | 'apiKey' | 'sessionCookie', OpenAPIV3.SecuritySchemeObject>> = {
+  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer <ACCESS_TOKEN>' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'X-API-Key: <API_KEY>' },
+  sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session_id', description: 'Cookie session_id=<SESSION_ID>' },
 };
 
 /** Responses for the given error codes, keyed by HTTP status, each with the error schema. */

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const prefix = z.string().regex(/^\/[^\s?#]*$/, 'must be a path starting with "/"').transform((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p));
+// Plain path segments only: express would read ( ) * : { } as route syntax, and '//' would collapse to nothing.
+const prefix = z
+  .string()
+  .regex(/^(\/[A-Za-z0-9._~-]+)+\/*$/, 'must be a path of plain segments starting with "/", such as "/v1/api" (letters, digits, . _ ~ -)')
+  .transform((p) => p.replace(/\/+$/, ''));
 
 export const DEFAULT_ROUTES = {
   rpc: '/api/objectql',

@@ -149,11 +149,15 @@ export function parseSort(input: SortInput | undefined): SortKey[] {
   if (input === undefined || input === null) return [];
   const keys: SortKey[] = [];
   const fromString = (s: string) => {
-    for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const [name, dir, ...rest] = part.split(/\s+/);
-      if (rest.length) throw new ObjectQLError('INVALID_REQUEST', `Invalid sort '${part}'`);
-      if (name.startsWith('-')) keys.push({ field: name.slice(1), dir: dir ? direction(dir, part) : 'desc' });
-      else keys.push({ field: name.replace(/^\+/, ''), dir: dir ? direction(dir, part) : 'asc' });
+    for (const part of s.split(',')) {
+      const item = part.trim();
+      if (!item) throw new ObjectQLError('INVALID_REQUEST', `'sort' has an empty entry in '${s}'`);
+      const [token, word, ...rest] = item.split(/\s+/);
+      const sign = token[0] === '-' || token[0] === '+' ? token[0] : '';
+      const field = token.slice(sign.length);
+      if (rest.length || !field) throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid entry '${item}': use 'field', '-field' or 'field desc'`);
+      if (word !== undefined && sign) throw new ObjectQLError('INVALID_REQUEST', `'sort' entry '${item}' gives the direction twice: use '${sign}${field}' or '${field} ${word}'`);
+      keys.push({ field, dir: word !== undefined ? direction(word, item) : sign === '-' ? 'desc' : 'asc' });
     }
   };
   if (typeof input === 'string') fromString(input);
@@ -172,7 +176,7 @@ export function parseSort(input: SortInput | undefined): SortKey[] {
 
 function direction(dir: unknown, where: string): 'asc' | 'desc' {
   const d = typeof dir === 'string' ? dir.toLowerCase() : '';
-  if (d !== 'asc' && d !== 'desc') throw new ObjectQLError('INVALID_REQUEST', `Invalid sort direction in ${where}: use 'asc' or 'desc'`);
+  if (d !== 'asc' && d !== 'desc') throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid direction ${JSON.stringify(dir)} in ${where}: use asc or desc`);
   return d;
 }
 

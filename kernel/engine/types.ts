@@ -121,4 +121,6 @@ export interface RecordChange {
   record: DataRecord;
   previous?: DataRecord;
   user?: User;
+  /** The request that made the change, when there was one (X-Request-Id). */
+  requestId?: string;
 }

@@ -37,7 +37,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
     const stored = await r.compiled.datasource.create(r.name, record, r.tx);
     const after = r.hookContext('afterCreate', 'create', { data: ctx.data, id: stored.id as string, result: stored });
     await r.runHooks(after);
-    r.unit.changes.push({ object: r.name, type: 'created', id: stored.id as string, record: stored, user: r.request.user });
+    r.unit.changes.push({ object: r.name, type: 'created', id: stored.id as string, record: stored, user: r.request.user, requestId: r.request.requestId });
     return (after.result ?? stored) as DataRecord;
   });
   return repo.mask(created, repo.access);
@@ -66,7 +66,7 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     result.updated_at = stored.updated_at;
     const after = r.hookContext('afterUpdate', 'update', { data: ctx.data, id, previous, result });
     await r.runHooks(after);
-    r.unit.changes.push({ object: r.name, type: 'updated', id, record: stored, previous, user: r.request.user });
+    r.unit.changes.push({ object: r.name, type: 'updated', id, record: stored, previous, user: r.request.user, requestId: r.request.requestId });
     return (after.result ?? result) as DataRecord;
   });
   return repo.mask(response, repo.access, Object.keys(response));
@@ -89,9 +89,10 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
     }
     if (!(await r.compiled.datasource.delete(r.name, id, r.tx))) throw notFound(r, id);
     const result = { id, deleted: true as const };
-    await r.runHooks(r.hookContext('afterDelete', 'delete', { id, previous, result }));
-    r.unit.changes.push({ object: r.name, type: 'deleted', id, record: previous, previous, user: r.request.user });
-    return result;
+    const after = r.hookContext('afterDelete', 'delete', { id, previous, result });
+    await r.runHooks(after);
+    r.unit.changes.push({ object: r.name, type: 'deleted', id, record: previous, previous, user: r.request.user, requestId: r.request.requestId });
+    return (after.result ?? result) as { id: string; deleted: true };
   });
 }
 

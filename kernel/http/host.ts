@@ -128,7 +128,7 @@ function requestLogging(logger: Logger) {
 
 /** Renders any error in the spec's error body; unknown errors are logged and become INTERNAL_ERROR. */
 export function sendError(req: Request, res: Response, err: unknown): void {
-  const error = toHttpError(err);
+  const error = toHttpError(err, req);
   if (error.status >= 500) (req.log ?? console).error({ err }, error.message);
   if (res.headersSent) {
     res.end();
@@ -138,10 +138,12 @@ export function sendError(req: Request, res: Response, err: unknown): void {
 }
 
 /** Maps body-parser and other framework errors onto the spec's codes. */
-export function toHttpError(err: unknown): ObjectQLError {
+export function toHttpError(err: unknown, req?: Request): ObjectQLError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new ObjectQLError('INVALID_REQUEST', `Malformed JSON in request body: ${e.message}`);
   if (e?.type === 'entity.too.large') return new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${e.limit} bytes`);
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ObjectQLError('INVALID_REQUEST', e.message ?? 'Unsupported body encoding');
+  // express fails to decode a malformed %-escape in a path parameter: the client's mistake.
+  if (err instanceof URIError) return new ObjectQLError('INVALID_REQUEST', `Malformed percent-encoding in the path${req ? ` '${req.originalUrl.split('?')[0]}'` : ''}`);
   return toObjectQLError(err);
 }

@@ -1,6 +1,7 @@
 /** The JSON-RPC protocol: `POST {routes.rpc}` with {op, object, args}. */
 import { definePlugin, ObjectQLError, sendError, type Kernel } from '../../kernel';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
+import { addRpcPaths } from './openapi';
 
 export default definePlugin(() => {
   let kernel: Kernel;
@@ -10,6 +11,7 @@ export default definePlugin(() => {
       kernel = k;
       const path = k.config.routes.rpc;
       k.hooks.capabilities.tap('rpc', (list) => [...list, { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] }]);
+      k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, kernel.registry.objects(), kernel.config.limits));
       k.hooks.routes.tapPromise('rpc', async (router) => {
         router.post(path, async (req, res) => {
           try {

@@ -143,7 +143,7 @@ describe('memory driver', () => {
     const plugin = memoryDriver({});
     expect(plugin.name).to.equal('driver-memory');
     void plugin.register(kernel as unknown as Kernel, {});
-    const made = drivers.get('memory')!('reports', { driver: 'memory' }, { logger: undefined as never });
+    const made = drivers.get('memory')!('reports', { driver: 'memory' }, { logger: undefined as never, baseDir: process.cwd() });
     expect(made).to.be.instanceOf(MemoryDatasource);
     expect(made.name).to.equal('reports');
   });

@@ -14,8 +14,27 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: ObjectQLConfig = {}): Promise<TestServer> {
+export interface StartOptions {
+  /**
+   * Identity from an `X-Test-User` header holding the user as JSON (tests of protocols without a
+   * body user, such as REST); a header that is absent means anonymous.
+   */
+  identityFromHeader?: boolean;
+}
+
+export async function startServer(config: ObjectQLConfig = {}, options: StartOptions = {}): Promise<TestServer> {
   const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], ...config });
+  if (options.identityFromHeader) {
+    kernel.use({
+      name: 'test-identity',
+      register(k) {
+        k.hooks.authenticate.tapPromise('test-identity', async (req) => {
+          const header = req.headers['x-test-user'];
+          return header ? JSON.parse(String(header)) : undefined;
+        });
+      },
+    });
+  }
   await kernel.start();
   const url = kernel.http.url;
   const request: TestServer['request'] = async (method, path, body, headers = {}) => {

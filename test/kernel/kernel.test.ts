@@ -187,7 +187,7 @@ describe('kernel', () => {
     it('rejects invalid configs naming the key', async () => {
       const cases: Array<[string, string, string]> = [
         ['port.json', '{"port": "abc"}', '- port:'],
-        ['routes.yml', 'routes:\n  rpc: no-slash\n', '- routes.rpc: must be a path starting with "/"'],
+        ['routes.yml', 'routes:\n  rpc: no-slash\n', '- routes.rpc: must be a path of plain segments starting with "/"'],
         ['unknown.json', '{"port": 1, "bogus": true}', "'bogus'"],
         ['plugins.json', '{"plugins": {"rpc": 5}}', '- plugins.rpc:'],
         ['limits.yml', 'limits:\n  maxTop: -1\n', '- limits.maxTop:'],

@@ -232,9 +232,9 @@ describe('JSON-RPC bad input', () => {
       bad('negative skip', 'find', { skip: -5 }, "'skip'", '-5'),
       bad('fractional skip', 'find', { skip: 0.5 }, "'skip'", '0.5'),
       bad('skip as a string', 'find', { skip: 'x' }, "'skip'"),
-      bad('bad sort direction (pair)', 'find', { sort: [['name', 'up']] }, 'sort direction', 'up'),
-      bad('bad sort direction (string)', 'find', { sort: 'name sideways' }, 'sort direction', 'sideways'),
-      bad('sort direction not a string', 'find', { sort: [['name', 1]] }, 'sort direction', 'name'),
+      bad('bad sort direction (pair)', 'find', { sort: [['name', 'up']] }, 'invalid direction', 'up'),
+      bad('bad sort direction (string)', 'find', { sort: 'name sideways' }, 'invalid direction', 'sideways'),
+      bad('sort direction not a string', 'find', { sort: [['name', 1]] }, 'invalid direction', 'name'),
       bad('sort by a json field', 'find', { sort: 'settings' }, "'settings'"),
     ]);
 

@@ -1,0 +1,43 @@
+/**
+ * Instance "v2" of a two-instance layout (see README.md): the sample application under /v2/...
+ * on port 3102. v1.config.ts is the same with /v1/... on port 3101.
+ *
+ *   node bin/objectql.js serve --config examples/multi-instance/v2.config.ts
+ *
+ * Relative paths resolve against this file's folder.
+ */
+export default {
+  port: 3102,
+  metadata: ['../../metadata'],
+  routes: {
+    rpc: '/v2/rpc',
+    data: '/v2/data',
+    metadata: '/v2/metadata',
+    files: '/v2/files',
+  },
+  datasources: {
+    // In memory: this process's data only, lost when it stops. Two instances started from these
+    // configs do NOT share records (see README.md).
+    default: { driver: 'memory' },
+
+    // ==== SHARED STORE: switch to this once the SQL driver lands (next issue) =====================
+    // Replace the memory datasource above with the one below, in BOTH v1.config.ts and
+    // v2.config.ts, so that both processes read and write the same SQLite file:
+    //
+    // default: {
+    //   driver: 'sql',
+    //   client: 'better-sqlite3',
+    //   connection: { filename: '../../data/multi-instance.sqlite' },
+    // },
+    // =============================================================================================
+  },
+  plugins: {
+    rpc: true,
+    rest: true,
+    metadata: true,
+  },
+  security: {
+    // Development only, like the root objectql.config.ts: trusts the JSON-RPC body `user`.
+    allowBodyUser: true,
+  },
+};

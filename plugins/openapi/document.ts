@@ -1,0 +1,104 @@
+/**
+ * The base OpenAPI document, before any protocol adds its paths: info, servers, the schema of
+ * every object (`<Name>` and `<Name>Input`), the shared schemas (Error, PageMeta), the security
+ * schemes and this plugin's own two routes. Pure: no HTTP, no I/O.
+ */
+import {
+  ERROR_SCHEMA,
+  PAGE_META_SCHEMA,
+  SECURITY_SCHEMES,
+  objectSchemas,
+  schemaName,
+  type ObjectDefinition,
+  type OpenAPIDocument,
+  type SchemaObject,
+} from '../../kernel';
+
+export const OPENAPI_VERSION = '3.0.3';
+
+/** Schemas of the base document that are not object schemas; an object must not take these names. */
+export const SHARED_SCHEMAS = ['Error', 'PageMeta'] as const;
+
+export interface DocumentSettings {
+  title: string;
+  version: string;
+  /** Where the document itself is served (`{routes.rpc}/openapi.json`). */
+  documentPath: string;
+  /** Where the API reference page is served. */
+  docsPath: string;
+  /** Whether callers without credentials are let in (adds `{}` to the global `security`). */
+  anonymous: boolean;
+}
+
+export function baseDocument(settings: DocumentSettings, objects: readonly ObjectDefinition[]): OpenAPIDocument {
+  const clashes = schemaNameClashes(objects);
+  if (clashes.length) throw new Error(`OpenAPI schema names clash: ${clashes.join('; ')}`);
+  const schemas: Record<string, SchemaObject> = {
+    Error: structuredClone(ERROR_SCHEMA),
+    PageMeta: structuredClone(PAGE_META_SCHEMA),
+  };
+  for (const def of objects) Object.assign(schemas, objectSchemas(def));
+  const security = [...Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })), ...(settings.anonymous ? [{}] : [])];
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: settings.title,
+      version: settings.version,
+      description:
+        `Generated from the metadata of ${objects.length} object${objects.length === 1 ? '' : 's'}` +
+        (objects.length ? ` (${objects.map((o) => o.name).join(', ')})` : '') +
+        '. Every protocol serves the same records through the same validation, hooks and permissions. ' +
+        `Interactive reference: ${settings.docsPath}.`,
+    },
+    servers: [{ url: '/' }],
+    security,
+    tags: [{ name: 'OpenAPI', description: 'This document and the interactive API reference' }],
+    paths: {
+      [settings.documentPath]: {
+        get: {
+          tags: ['OpenAPI'],
+          operationId: 'getOpenApiDocument',
+          summary: 'This OpenAPI 3.0 document, generated from the metadata',
+          responses: {
+            '200': {
+              description: 'The OpenAPI document',
+              headers: { ETag: { description: 'Changes when the document changes', schema: { type: 'string' } } },
+              content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], additionalProperties: true } } },
+            },
+            '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+          },
+        },
+      },
+      [settings.docsPath]: {
+        get: {
+          tags: ['OpenAPI'],
+          operationId: 'getApiReference',
+          summary: 'Interactive API reference (Swagger UI, served locally)',
+          responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: structuredClone(SECURITY_SCHEMES),
+    },
+  };
+}
+
+/**
+ * Objects whose schema names collide with each other (`order_line` and `orderLine` are both
+ * `OrderLine`) or with a shared schema (an object named `error`). Empty when all is well.
+ */
+export function schemaNameClashes(objects: readonly ObjectDefinition[]): string[] {
+  const taken = new Map<string, string>(SHARED_SCHEMAS.map((n) => [n, 'a shared schema']));
+  const clashes: string[] = [];
+  for (const def of objects) {
+    const name = schemaName(def.name);
+    for (const candidate of [name, `${name}Input`]) {
+      const owner = taken.get(candidate);
+      if (owner) clashes.push(`object '${def.name}' needs schema '${candidate}', already used by ${owner}`);
+      else taken.set(candidate, `object '${def.name}'`);
+    }
+  }
+  return clashes;
+}

@@ -1,0 +1,59 @@
+/** The REST protocol: the spec's REST table under `{routes.data}` (default /api/data). */
+import type { Request, Response } from 'express';
+import { definePlugin, ObjectQLError, sendError, type Kernel } from '../../kernel';
+import { executeRest, type RestRoute } from './mapping';
+import { restPaths } from './openapi';
+import { LIST_PARAMS } from './query';
+
+/** Method, path under the prefix, route; PATCH is accepted as PUT. */
+const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string, RestRoute]> = [
+  ['get', '/:object', 'list'],
+  ['post', '/:object', 'create'],
+  ['post', '/:object/bulk-update', 'bulkUpdate'],
+  ['post', '/:object/bulk-delete', 'bulkDelete'],
+  ['get', '/:object/:id', 'get'],
+  ['put', '/:object/:id', 'update'],
+  ['patch', '/:object/:id', 'update'],
+  ['delete', '/:object/:id', 'delete'],
+];
+const WITH_BODY = new Set<RestRoute>(['create', 'update', 'bulkUpdate', 'bulkDelete']);
+
+export default definePlugin(() => {
+  let kernel: Kernel;
+
+  async function handle(route: RestRoute, req: Request, res: Response): Promise<void> {
+    try {
+      // A body that is not declared as JSON is never parsed: say so rather than "not an object".
+      // An empty body (Content-Length: 0) is left to the mapping, which says a body is missing.
+      if (WITH_BODY.has(route) && req.get('content-length') !== '0' && req.is(['application/json', 'application/*+json']) === false) {
+        throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`);
+      }
+      const params = req.params as Record<string, string>;
+      // Read from the raw URL, not req.query: repeated names stay visible, whatever query parser Express is set to.
+      const mark = req.originalUrl.indexOf('?');
+      const query = new URLSearchParams(mark < 0 ? '' : req.originalUrl.slice(mark + 1));
+      const result = await executeRest(kernel.engine, { route, object: params.object, id: params.id, query, body: req.body }, kernel.http.context(req));
+      if (result.createdId !== undefined) res.location(`${kernel.config.routes.data}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
+      res.status(result.status).json(result.body);
+    } catch (err) {
+      sendError(req, res, err);
+    }
+  }
+
+  return {
+    name: 'rest',
+    register(k) {
+      kernel = k;
+      // The kernel's config only admits plain path segments as prefixes: safe in an express path.
+      const base = k.config.routes.data;
+      k.hooks.capabilities.tap('rest', (list) => [
+        ...list,
+        { plugin: 'rest', protocol: 'rest', routes: ROUTES.map(([method, path]) => `${method.toUpperCase()} ${base}${path}`), listParameters: [...LIST_PARAMS] },
+      ]);
+      k.hooks.routes.tapPromise('rest', async (router) => {
+        for (const [method, path, route] of ROUTES) router[method](base + path, (req, res) => handle(route, req, res));
+      });
+      k.hooks.openapi.tap('rest', (doc) => ({ ...doc, paths: { ...doc.paths, ...restPaths(k.registry.objects(), base) } }));
+    },
+  };
+});

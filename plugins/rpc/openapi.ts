@@ -1,0 +1,223 @@
+/**
+ * The JSON-RPC route in the OpenAPI document: `POST {routes.rpc}` with one request schema per op
+ * (a `oneOf` discriminated by `op`, `object` an enum of every object name), the response shape of
+ * each op and the error responses. Pure: index.ts taps it into the kernel's `openapi` hook.
+ */
+import {
+  ERROR_SCHEMA,
+  errorResponses,
+  schemaName,
+  schemaRef,
+  type ObjectDefinition,
+  type OpenAPIDocument,
+  type ReferenceObject,
+  type ResolvedConfig,
+  type SchemaObject,
+} from '../../kernel';
+import { RPC_OPS, type RpcOp } from './mapping';
+
+type Schema = SchemaObject | ReferenceObject;
+
+const ARGS_OPTIONAL: ReadonlySet<RpcOp> = new Set(['find', 'count']);
+const ref = (name: string) => schemaRef(name);
+const strings: SchemaObject = { type: 'array', items: { type: 'string' } };
+const typeProp: SchemaObject = { type: 'string', description: 'the object name' };
+
+/** `find` → `RpcFindRequest`, `createMany` → `RpcCreateManyRequest`. */
+export function rpcSchemaName(op: RpcOp, suffix: 'Request' | 'Args'): string {
+  return `Rpc${op[0].toUpperCase()}${op.slice(1)}${suffix}`;
+}
+
+export function addRpcPaths(doc: OpenAPIDocument, path: string, objects: readonly ObjectDefinition[], limits: ResolvedConfig['limits']): OpenAPIDocument {
+  const schemas = { ...sharedSchemas(objects), ...argsSchemas(limits), ...requestSchemas(), ...responseSchemas() };
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } };
+  doc.tags = [...(doc.tags ?? []), { name: 'JSON-RPC', description: 'One route, one operation per request: {op, object, args}' }];
+  doc.paths[path] = {
+    ...doc.paths[path],
+    post: {
+      tags: ['JSON-RPC'],
+      operationId: 'rpc',
+      summary: 'Run one operation (find, findOne, create, update, delete, count, action, createMany, updateMany, deleteMany) on an object',
+      description:
+        'The request names the operation (`op`), the target object (`object`) and its arguments (`args`); see RpcRequest for the arguments of each op ' +
+        'and the `<Object>` / `<Object>Input` schemas for the fields of each object. Bulk operations (createMany, updateMany, deleteMany) go record by ' +
+        'record and are not atomic: failed items are listed in `errors`.',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('RpcRequest'), ...examples(objects) } } },
+      responses: {
+        '200': {
+          description:
+            'find: RpcFindResponse; findOne, create, update: RpcRecordResponse; delete: RpcDeleteResponse; count: RpcCountResponse; ' +
+            'action: RpcActionResponse; createMany: RpcCreateManyResponse; updateMany, deleteMany: RpcBulkResponse',
+          content: {
+            'application/json': {
+              schema: { anyOf: ['RpcFindResponse', 'RpcRecordResponse', 'RpcDeleteResponse', 'RpcCountResponse', 'RpcActionResponse', 'RpcCreateManyResponse', 'RpcBulkResponse'].map(ref) },
+            },
+          },
+        },
+        ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'EXPAND_DEPTH_EXCEEDED', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INTERNAL_ERROR', 'DATABASE_ERROR'),
+      },
+    },
+  };
+  return doc;
+}
+
+function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Schema> {
+  const names = objects.map((o) => o.name);
+  const inputs = objects.map((o) => ref(`${schemaName(o.name)}Input`));
+  const actions = [...new Set(objects.flatMap((o) => Object.keys(o.actions)))].sort();
+  return {
+    RpcObjectName: { type: 'string', description: 'the target object', ...(names.length ? { enum: names } : {}) },
+    RpcActionName: { type: 'string', description: 'an action declared on the target object', ...(actions.length ? { enum: actions } : {}) },
+    RpcFieldMap: inputs.length
+      ? { description: "field values of the target object: its `<Object>Input` schema", anyOf: inputs }
+      : { type: 'object', additionalProperties: true },
+    RpcFilter: {
+      description:
+        'Array form: conditions [field, operator, value] joined by "and" / "or" (adjacent conditions are and-ed; a condition may be a nested list; ["not", [...]] negates). ' +
+        'Map form: {field: value} for equality or {field: [operator, value]}. Operators: = != > >= < <= in, not in, like, startswith, endswith, contains, between.',
+      oneOf: [
+        { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'array', items: {} }] }, example: [['status', '=', 'active'], 'and', ['budget', '>', 1000]] },
+        ref('RpcFilterMap'),
+      ],
+    },
+    RpcFilterMap: { type: 'object', description: 'field → value (equality) or [operator, value]', additionalProperties: true, example: { status: 'active', budget: ['>', 1000] } },
+    RpcSort: {
+      description: '[[field, "asc" | "desc"], ...], or "name", "-budget", "name, budget desc"',
+      oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } }] } }],
+    },
+    RpcExpand: { type: 'object', description: 'relation field → options; the related record appears inline under that field', additionalProperties: ref('RpcExpandOptions') },
+    RpcExpandOptions: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { fields: strings, filters: ref('RpcFilter'), sort: ref('RpcSort'), top: { type: 'integer', minimum: 0 }, expand: ref('RpcExpand') },
+    },
+    RpcAggregate: {
+      type: 'object',
+      required: ['func'],
+      additionalProperties: false,
+      properties: {
+        func: { type: 'string', enum: ['count', 'sum', 'avg', 'min', 'max'] },
+        field: { type: 'string', description: 'optional for count' },
+        alias: { type: 'string', description: 'default `<func>_<field>`; sort may name it' },
+      },
+    },
+    RpcUser: {
+      type: 'object',
+      description: 'Development and tests only: honoured when security.allowBodyUser is on and no credentials identify the caller.',
+      required: ['id'],
+      additionalProperties: true,
+      properties: { id: { type: 'string' }, roles: strings },
+    },
+    RpcAiContext: {
+      type: 'object',
+      description: 'Semantic annotation, logged; does not change results.',
+      additionalProperties: true,
+      properties: { intent: { type: 'string' }, natural_language: { type: 'string' }, use_case: { type: 'string' } },
+    },
+  };
+}
+
+function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
+  const id: SchemaObject = { type: 'string', description: 'a record id' };
+  const filters = ref('RpcFilter');
+  const filterMap = ref('RpcFilterMap');
+  const object = (properties: Record<string, Schema>, required: string[] = []): SchemaObject => ({
+    type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties,
+  });
+  return {
+    RpcFindArgs: object({
+      fields: { ...strings, nullable: true, description: 'null or omitted: every field the caller may read' },
+      filters,
+      sort: ref('RpcSort'),
+      top: { type: 'integer', minimum: 0, maximum: limits.maxTop, default: limits.defaultTop },
+      skip: { type: 'integer', minimum: 0, default: 0 },
+      expand: ref('RpcExpand'),
+      groupBy: strings,
+      aggregate: { type: 'array', items: ref('RpcAggregate') },
+      limit: { type: 'integer', minimum: 0, deprecated: true, description: 'alias of top' },
+    }),
+    RpcFindOneArgs: { oneOf: [id, object({ filters, fields: strings, expand: ref('RpcExpand') }, ['filters'])] },
+    RpcCreateArgs: ref('RpcFieldMap'),
+    RpcUpdateArgs: object({ id, data: ref('RpcFieldMap') }, ['id', 'data']),
+    RpcDeleteArgs: { oneOf: [id, object({ id }, ['id'])] },
+    RpcCountArgs: object({ filters }),
+    RpcActionArgs: object({ action: ref('RpcActionName'), id: { type: 'string', description: 'the record, for a record action' }, input: { type: 'object', additionalProperties: true } }, ['action']),
+    RpcCreateManyArgs: { type: 'array', items: ref('RpcFieldMap'), maxItems: limits.maxBulkItems },
+    RpcUpdateManyArgs: object({ filters: filterMap, data: ref('RpcFieldMap') }, ['filters', 'data']),
+    RpcDeleteManyArgs: object({ filters: filterMap }, ['filters']),
+  };
+}
+
+function requestSchemas(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  const mapping: Record<string, string> = {};
+  for (const op of RPC_OPS) {
+    const name = rpcSchemaName(op, 'Request');
+    mapping[op] = `#/components/schemas/${name}`;
+    out[name] = {
+      type: 'object',
+      required: ['op', 'object', ...(ARGS_OPTIONAL.has(op) ? [] : ['args'])],
+      additionalProperties: false,
+      properties: {
+        op: { type: 'string', enum: [op] },
+        object: ref('RpcObjectName'),
+        args: ref(rpcSchemaName(op, 'Args')),
+        user: ref('RpcUser'),
+        ai_context: ref('RpcAiContext'),
+      },
+    };
+  }
+  out.RpcRequest = { oneOf: RPC_OPS.map((op) => ref(rpcSchemaName(op, 'Request'))), discriminator: { propertyName: 'op', mapping } };
+  return out;
+}
+
+function responseSchemas(): Record<string, Schema> {
+  const bulkErrors: SchemaObject = { type: 'array', items: ref('RpcBulkError'), description: 'the items that failed; the others were processed' };
+  const count: SchemaObject = { type: 'integer', minimum: 0 };
+  return {
+    RpcRecord: {
+      type: 'object',
+      description: "A record of the target object (its `<Object>` schema), limited to `fields` when given, with expanded relations inline; with groupBy, one row per group.",
+      additionalProperties: true,
+      properties: { id: { type: 'string' } },
+    },
+    RpcFindResponse: { type: 'object', required: ['items', 'meta'], properties: { items: { type: 'array', items: ref('RpcRecord') }, meta: ref('PageMeta') } },
+    RpcRecordResponse: {
+      type: 'object',
+      description: 'findOne and create: the record; update: the changed fields with id and updated_at',
+      required: ['@type'],
+      additionalProperties: true,
+      properties: { id: { type: 'string' }, '@type': typeProp },
+    },
+    RpcDeleteResponse: { type: 'object', required: ['id', 'deleted', '@type'], properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] }, '@type': typeProp } },
+    RpcCountResponse: { type: 'object', required: ['count', '@type'], properties: { count, '@type': typeProp } },
+    RpcActionResponse: { type: 'object', description: "the action's result map", required: ['@type'], additionalProperties: true, properties: { '@type': typeProp } },
+    RpcBulkError: {
+      type: 'object',
+      required: ['index', 'error'],
+      properties: { index: { type: 'integer', minimum: 0 }, id: { type: 'string' }, error: structuredClone(ERROR_SCHEMA.properties!.error) },
+    },
+    RpcCreateManyResponse: {
+      type: 'object',
+      required: ['items', 'count', '@type'],
+      properties: { items: { type: 'array', items: ref('RpcRecord') }, count, '@type': typeProp, errors: bulkErrors },
+    },
+    RpcBulkResponse: { type: 'object', required: ['count', '@type'], properties: { count, '@type': typeProp, errors: bulkErrors } },
+  };
+}
+
+/** Request examples on the first object, for the API reference's "try it out". */
+function examples(objects: readonly ObjectDefinition[]): { examples?: Record<string, { summary: string; value: unknown }> } {
+  const def = objects[0];
+  if (!def) return {};
+  const object = def.name;
+  const fields = Object.values(def.fields).filter((f) => !f.system).slice(0, 2).map((f) => f.name);
+  return {
+    examples: {
+      find: { summary: `find: first 10 ${object} records`, value: { op: 'find', object, args: { fields: ['id', ...fields], top: 10 } } },
+      findOne: { summary: `findOne: a ${object} record by id`, value: { op: 'findOne', object, args: 'some-id' } },
+      count: { summary: `count: all ${object} records`, value: { op: 'count', object, args: {} } },
+      delete: { summary: `delete: a ${object} record by id`, value: { op: 'delete', object, args: { id: 'some-id' } } },
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * examples/multi-instance: the v1 and v2 configs, loaded as `objectql serve --config` loads them,
+ * started side by side in one process on ephemeral ports.
+ */
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfigFile, type ResolvedConfig } from '../../kernel';
+import { startServer, USERS, type TestServer } from '../helpers/server';
+
+const ROOT = resolve(__dirname, '../..');
+const DIR = join(ROOT, 'examples/multi-instance');
+const PREFIXES = (v: string) => ({ rpc: `/${v}/rpc`, data: `/${v}/data`, metadata: `/${v}/metadata`, files: `/${v}/files` });
+
+/** Status of one request per protocol under the prefixes of version `v`. */
+async function probe(server: TestServer, v: string): Promise<Record<string, number>> {
+  const p = PREFIXES(v);
+  return {
+    rpc: (await server.request('POST', p.rpc, { op: 'count', object: 'account', args: {} })).status,
+    data: (await server.request('GET', `${p.data}/account?top=1`)).status,
+    metadata: (await server.request('GET', `${p.metadata}/objects`)).status,
+  };
+}
+const all = (status: number) => ({ rpc: status, data: status, metadata: status });
+
+describe('examples/multi-instance', () => {
+  let configs: Record<'v1' | 'v2', ResolvedConfig>;
+  let servers: Record<'v1' | 'v2', TestServer>;
+
+  before(async () => {
+    configs = { v1: await loadConfigFile(join(DIR, 'v1.config.ts')), v2: await loadConfigFile(join(DIR, 'v2.config.ts')) };
+    const start = (config: ResolvedConfig) => startServer({ ...config, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    const [v1, v2] = await Promise.all([start(configs.v1), start(configs.v2)]);
+    servers = { v1, v2 };
+  });
+  after(async () => {
+    await Promise.all([servers?.v1?.stop(), servers?.v2?.stop()]);
+  });
+
+  it('configures /v1 on port 3101 and /v2 on port 3102, over the same metadata folder, in memory', () => {
+    for (const [v, port] of [['v1', 3101], ['v2', 3102]] as const) {
+      expect(configs[v].port, v).to.equal(port);
+      expect(configs[v].routes, v).to.deep.equal(PREFIXES(v));
+      expect(configs[v].metadata, v).to.deep.equal([join(ROOT, 'metadata')]);
+      expect(configs[v].datasources, v).to.deep.equal({ default: { driver: 'memory' } });
+      expect(configs[v].plugins, v).to.deep.equal({ rpc: true, rest: true, metadata: true });
+    }
+  });
+
+  it('keeps the SQLite datasource ready to switch to, commented out, in both configs', () => {
+    for (const file of ['v1.config.ts', 'v2.config.ts']) {
+      const text = readFileSync(join(DIR, file), 'utf8');
+      expect(text, file).to.match(/^\s*\/\/\s*driver: 'sql',$/m).and.match(/^\s*\/\/\s*client: 'better-sqlite3',$/m);
+      expect(text, file).to.include('multi-instance.sqlite');
+    }
+  });
+
+  it('serves each instance on its own prefixes only', async () => {
+    expect(servers.v1.url).to.not.equal(servers.v2.url);
+    expect(await probe(servers.v1, 'v1')).to.deep.equal(all(200));
+    expect(await probe(servers.v2, 'v2')).to.deep.equal(all(200));
+    expect(await probe(servers.v1, 'v2')).to.deep.equal(all(404));
+    expect(await probe(servers.v2, 'v1')).to.deep.equal(all(404));
+    const defaults = await servers.v1.request('POST', '/api/objectql', { op: 'count', object: 'account', args: {} });
+    expect(defaults.status).to.equal(404);
+    for (const v of ['v1', 'v2'] as const) {
+      const discovery = await servers[v].request('GET', '/.well-known/objectql');
+      expect(discovery.body.routes).to.deep.equal(PREFIXES(v));
+      const rpc = discovery.body.capabilities.find((c: any) => c.plugin === 'rpc');
+      expect(rpc.routes).to.deep.equal([`POST /${v}/rpc`]);
+    }
+  });
+
+  it('gives each instance its own data with the memory driver', async () => {
+    const created = await servers.v1.request('POST', '/v1/rpc', { op: 'create', object: 'account', args: { id: 'acc-v1', name: 'Made on v1' }, user: USERS.carol });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    expect((await servers.v1.request('GET', '/v1/data/account/acc-v1')).status).to.equal(200);
+    expect((await servers.v2.request('GET', '/v2/data/account/acc-v1')).status).to.equal(404);
+    // Both seeded the sample's initial data on their own.
+    expect((await servers.v2.request('POST', '/v2/rpc', { op: 'count', object: 'account', args: {} })).body.count).to.equal(3);
+  });
+});
