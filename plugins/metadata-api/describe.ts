@@ -9,9 +9,10 @@ import type { ActionDefinition, ActionParam, FieldDefinition, FieldValidation, H
 const OPTIONAL_KEYS = [
   'description', 'defaultValue', 'reference_to', 'min', 'max', 'min_length', 'max_length', 'scale',
   'accept', 'max_size', 'min_size', 'max_width', 'max_height', 'min_width', 'min_height',
-] as const satisfies ReadonlyArray<keyof FieldDefinition & keyof FieldDescriptor>;
+] as const satisfies ReadonlyArray<keyof FieldDefinition>;
 
-export interface FieldDescriptor {
+/** The spec's field descriptor: the definition's own properties (as they are), select options as values. */
+export type FieldDescriptor = Pick<FieldDefinition, (typeof OPTIONAL_KEYS)[number] | 'index' | 'system'> & {
   name: string;
   type: string;
   label: string;
@@ -24,26 +25,9 @@ export interface FieldDescriptor {
   option_labels?: Record<string, string>;
   /** True when callers never write it: id and audit fields, auto numbers, formulas, `readonly: true`. */
   readonly?: boolean;
-  system?: boolean;
-  index?: boolean;
-  description?: string;
-  defaultValue?: unknown;
-  reference_to?: string;
-  min?: number;
-  max?: number;
-  min_length?: number;
-  max_length?: number;
-  scale?: number;
-  accept?: string[];
-  max_size?: number;
-  min_size?: number;
-  max_width?: number;
-  max_height?: number;
-  min_width?: number;
-  min_height?: number;
   /** Only in the single-field response. */
   validations?: FieldValidation[];
-}
+};
 
 export interface ParamDescriptor {
   type: string;
