@@ -1,0 +1,48 @@
+/**
+ * External services for tests (DESIGN.md §7). A test that needs one probes it: unreachable, it
+ * skips with the reason printed — unless REQUIRE_SERVICES names it (as .ci/run does for every
+ * service the machine runs), in which case the test fails.
+ */
+import type { Context } from 'mocha';
+
+export type ServiceName = 'postgres' | 'mysql' | 'redis' | 'mongo';
+
+/** Where each service is expected; override with the environment variable. */
+export const SERVICE_URLS: Record<ServiceName, string | undefined> = {
+  postgres: process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  mysql: process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
+  redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // No default: these machines run no MongoDB server.
+  mongo: process.env.MONGO_URL,
+};
+
+export function isRequired(name: ServiceName): boolean {
+  return (process.env.REQUIRE_SERVICES ?? '').split(',').map((s) => s.trim()).includes(name);
+}
+
+/**
+ * Runs `probe` (which should connect and disconnect quickly); returns true when the service is
+ * there. Otherwise skips the calling test or hook with a printed reason, or throws when required.
+ */
+export async function needService(ctx: Context, name: ServiceName, probe: (url: string) => Promise<void>): Promise<boolean> {
+  const url = SERVICE_URLS[name];
+  let reason: string;
+  if (!url) {
+    reason = `no ${name} URL configured`;
+  } else {
+    try {
+      await probe(url);
+      return true;
+    } catch (err) {
+      reason = `${name} unreachable at ${redact(url)}: ${(err as Error).message}`;
+    }
+  }
+  if (isRequired(name)) throw new Error(`REQUIRE_SERVICES names ${name}, but ${reason}`);
+  console.log(`      (skipped: ${reason})`);
+  ctx.skip();
+  return false;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
+}
