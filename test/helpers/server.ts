@@ -23,7 +23,8 @@ export interface StartOptions {
 }
 
 export async function startServer(config: ObjectQLConfig = {}, options: StartOptions = {}): Promise<TestServer> {
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], ...config });
+  // Each test server gets its own store: the memory driver unless the test names datasources.
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, ...config });
   if (options.identityFromHeader) {
     kernel.use({
       name: 'test-identity',
