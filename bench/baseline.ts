@@ -3,6 +3,7 @@
  * plain arrays — what the memory driver must do at the least, without metadata, validation,
  * permissions or hooks.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchData } from './scenarios';
@@ -13,6 +14,13 @@ export async function startBaseline(data: BenchData): Promise<{ url: string; clo
   const byId = new Map(data.items.map((i) => [i.id, i]));
   const categories = new Map(data.categories.map((c) => [c.id, c]));
   const handlers: Record<string, (body: { args: unknown }) => unknown> = {
+    create: (body) => {
+      const a = body.args as Omit<Item, 'id'>;
+      const item = { id: randomUUID(), name: a.name, status: a.status, amount: a.amount, category: a.category };
+      data.items.push(item);
+      byId.set(item.id, item);
+      return { ...item, '@type': 'bench_item' };
+    },
     list: () => {
       const rows = data.items.filter((i) => i.status === 'open' && i.amount > 500);
       const items = [...rows].sort((a, b) => b.amount - a.amount).slice(0, 20);

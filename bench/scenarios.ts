@@ -23,4 +23,5 @@ export const SCENARIOS = [
   { name: 'count', rpc: () => ({ op: 'count', object: 'bench_item', args: { filters: [['status', '=', 'closed']] } }) },
   { name: 'expand', rpc: () => ({ op: 'find', object: 'bench_item', args: { top: 50, sort: [['name', 'asc']], expand: { category: { fields: ['name'] } } } }) },
   { name: 'group-by', rpc: () => ({ op: 'find', object: 'bench_item', args: { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'amount', alias: 'total' }] } }) },
+  { name: 'create', rpc: () => ({ op: 'create', object: 'bench_item', args: { name: 'New item', status: 'open', amount: 42, category: 'cat-7' } }) },
 ] as const;

@@ -1,28 +1,33 @@
 /**
  * One benchmarked server in its own process, so that the load generator does not share its
- * event loop: `tsx bench/server.ts objectql|baseline`. Prints its URL on stdout once listening.
+ * event loop: `tsx bench/server.ts objectql|baseline <store> <rows>`. Prints its URL once listening.
+ * SQL stores are seeded beforehand (bench/seed.ts); the memory ones fill themselves.
  */
 import { resolve } from 'node:path';
 import { createKernel } from '../kernel';
 import { startBaseline } from './baseline';
+import { startSqlBaseline } from './baseline-sql';
 import { makeData } from './scenarios';
+import { datasource, type Store } from './stores';
 
-async function main(mode: string, rows: number) {
-  const data = makeData(rows);
+async function main(mode: string, store: Store, rows: number) {
   if (mode === 'baseline') {
-    const baseline = await startBaseline(data);
+    const baseline = store === 'memory' ? await startBaseline(makeData(rows)) : await startSqlBaseline(store);
     process.stdout.write(`${baseline.url}\n`);
     return;
   }
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')] });
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) } });
   await kernel.start();
-  const ds = kernel.resolve('datasources').get('default');
-  for (const c of data.categories) await ds.create('bench_category', c);
-  for (const item of data.items) await ds.create('bench_item', item);
+  if (store === 'memory') {
+    const data = makeData(rows);
+    const ds = kernel.resolve('datasources').get('default');
+    for (const c of data.categories) await ds.create('bench_category', c);
+    for (const item of data.items) await ds.create('bench_item', item);
+  }
   process.stdout.write(`${kernel.http.url}${kernel.config.routes.rpc}\n`);
 }
 
-main(process.argv[2], Number(process.argv[3])).catch((err) => {
+main(process.argv[2], process.argv[3] as Store, Number(process.argv[4])).catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -1,0 +1,94 @@
+/**
+ * The bare baseline for SQL stores: node:http, JSON in and out, and each scenario as the prepared
+ * SQL a hand-written service would run (the same queries ObjectQL needs: a page and its total
+ * count, one batched query for an expand) — without metadata, validation, permissions or hooks.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { PG_BENCH_URL, SQLITE_FILE, type Store } from './stores';
+
+type Query = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+async function connect(store: Store): Promise<{ query: Query; close(): Promise<void> }> {
+  if (store === 'sqlite') {
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(SQLITE_FILE);
+    db.pragma('journal_mode = WAL');
+    const statements = new Map<string, ReturnType<typeof db.prepare<unknown[]>>>();
+    const query: Query = async (text, params) => {
+      let st = statements.get(text);
+      if (!st) statements.set(text, (st = db.prepare<unknown[]>(text)));
+      if (!st.reader) {
+        st.run(...params);
+        return [];
+      }
+      return st.all(...params) as Array<Record<string, unknown>>;
+    };
+    return {
+      query,
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: PG_BENCH_URL, max: 10 });
+  const names = new Map<string, string>();
+  const query: Query = async (text, params) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `q${names.size}`));
+    let n = 0;
+    const pgText = text.replace(/\?/g, () => `$${++n}`);
+    return (await pool.query({ name, text: pgText, values: params })).rows;
+  };
+  return { query, close: () => pool.end() };
+}
+
+function body(req: IncomingMessage): Promise<{ args: unknown }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+  });
+}
+
+export async function startSqlBaseline(store: Store): Promise<{ url: string; close(): Promise<void> }> {
+  const db = await connect(store);
+  const count = async (where: string, params: unknown[]) => Number((await db.query(`SELECT COUNT(*) AS n FROM bench_item ${where}`, params))[0].n);
+  const handlers: Record<string, (b: { args: unknown }) => Promise<unknown>> = {
+    list: async () => ({
+      items: await db.query('SELECT * FROM bench_item WHERE status = ? AND amount > ? ORDER BY amount DESC LIMIT 20', ['open', 500]),
+      meta: { total: await count('WHERE status = ? AND amount > ?', ['open', 500]) },
+    }),
+    get: async (b) => ({ ...(await db.query('SELECT * FROM bench_item WHERE id = ?', [b.args]))[0], '@type': 'bench_item' }),
+    count: async () => ({ count: await count('WHERE status = ?', ['closed']), '@type': 'bench_item' }),
+    expand: async () => {
+      const items = await db.query('SELECT * FROM bench_item ORDER BY name ASC LIMIT 50', []);
+      const ids = [...new Set(items.map((i) => i.category as string))];
+      const cats = await db.query(`SELECT id, name FROM bench_category WHERE id IN (${ids.map(() => '?').join(',')})`, ids);
+      const byId = new Map(cats.map((c) => [c.id, c]));
+      return { items: items.map((i) => ({ ...i, category: byId.get(i.category) ?? null })), meta: { total: await count('', []) } };
+    },
+    'group-by': async () => ({ items: await db.query('SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM bench_item GROUP BY status', []) }),
+    create: async (b) => {
+      const a = b.args as Record<string, unknown>;
+      const record = { id: randomUUID(), name: a.name, status: a.status, amount: a.amount, category: a.category };
+      await db.query('INSERT INTO bench_item (id, name, status, amount, category) VALUES (?, ?, ?, ?, ?)', Object.values(record));
+      return { ...record, '@type': 'bench_item' };
+    },
+  };
+  const server = createServer(async (req, res) => {
+    try {
+      const result = await handlers[(req.url ?? '').slice(1)](await body(req));
+      const text = JSON.stringify(result);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: async () => { server.close(); await db.close(); } };
+}
