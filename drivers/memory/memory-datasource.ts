@@ -110,13 +110,15 @@ export class MemoryDatasource implements Datasource {
   private commit(tx: MemoryTransaction): void {
     for (const [object, writes] of tx.staged) {
       const table = this.table(object);
-      const rows = [...this.rows(object, tx)]; // read once per staged write below
+      const keys = this.keys(object);
+      // Read once for all staged writes below, and only when there is a unique key to check.
+      const rows = keys.length ? [...this.rows(object, tx)] : [];
       for (const [id, { record, base }] of writes) {
         // Written outside the transaction since it first touched this record.
         if (table.get(id) !== base) {
           throw conflict(object, ['id'], `Record '${id}' of object '${object}' was modified outside the transaction`);
         }
-        if (record) checkUnique(object, this.keys(object), record, rows);
+        if (record) checkUnique(object, keys, record, rows);
       }
     }
     for (const [object, writes] of tx.staged) {
