@@ -1,0 +1,111 @@
+/**
+ * An AggregateQuery as a MongoDB pipeline:
+ *
+ *   $match (the filter) → $group → $project (flat rows: group fields and aliases) → $sort → $skip → $limit
+ *
+ * - `$group._id` holds each group field under a position name (`g0`, `g1`, ...), normalised with
+ *   `$ifNull` so a missing value and null make one group, as in the memory driver; without
+ *   groupBy it is null: one group over everything.
+ * - Accumulators (under `a0`, `a1`, ... so no alias can clash with `_id`): count(*) `$sum: 1`;
+ *   count(field) sums 1 for each non-null value; sum is `$sum` plus a count of non-null values,
+ *   turned into null when that count is 0 (MongoDB's `$sum` over nothing is 0); avg, min and max
+ *   ignore nulls and give null over nothing by themselves.
+ * - `$project` renames positions to the output names; `$sort` then sorts by group fields and
+ *   aliases, which MongoDB orders with nulls first ascending and last descending (sort-mongo.ts).
+ *   The group fields the sort does not name are appended as tie-breakers: `$group` emits groups in
+ *   no defined order, and pages of groups must not overlap.
+ * - Without groupBy, `$group` over no documents emits nothing, where the contract wants exactly
+ *   one row (count 0, null elsewhere); that row is made here, and skip/top apply to the single
+ *   row in finishAggregate rather than in the pipeline.
+ */
+import type { Document } from 'mongodb';
+import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
+import { toMongoFilter } from './filter-mongo';
+import { toMongoSort } from './sort-mongo';
+import { MONGO_ID, fieldPath } from './values';
+
+export interface AggregatePlan {
+  pipeline: Document[];
+  /** `top: 0`: no row can come back (and MongoDB refuses `$limit: 0`); nothing to run. */
+  none: boolean;
+  /** Without groupBy: the row when no document matched, and the paging left to apply. */
+  single?: { empty: DbRecord; skip: number; top?: number };
+}
+
+/** 1 for a document whose field holds a value, 0 for null or missing. */
+function present(field: string): Document {
+  return { $cond: [{ $eq: [{ $ifNull: [`$${fieldPath(field)}`, null] }, null] }, 0, 1] };
+}
+
+function accumulator(spec: AggregateSpec): Document {
+  if (spec.field === undefined) return { $sum: 1 };
+  const value = `$${fieldPath(spec.field)}`;
+  switch (spec.func) {
+    case 'count':
+      return { $sum: present(spec.field) };
+    case 'sum':
+      return { $sum: value };
+    case 'avg':
+      return { $avg: value };
+    case 'min':
+      return { $min: value };
+    case 'max':
+      return { $max: value };
+  }
+}
+
+/** The row's value of one aggregate, from the `$group` output. */
+function output(spec: AggregateSpec, i: number): unknown {
+  if (spec.func === 'sum' && spec.field !== undefined) return { $cond: [{ $eq: [`$n${i}`, 0] }, null, `$a${i}`] };
+  return `$a${i}`;
+}
+
+export function toPipeline(query: AggregateQuery): AggregatePlan {
+  const groupBy = query.groupBy ?? [];
+  const specs = query.aggregate;
+  const pipeline: Document[] = [];
+  const match = toMongoFilter(query.filter);
+  if (Object.keys(match).length > 0) pipeline.push({ $match: match });
+
+  const key = groupBy.length === 0 ? null : Object.fromEntries(groupBy.map((f, i) => [`g${i}`, { $ifNull: [`$${fieldPath(f)}`, null] }]));
+  pipeline.push({
+    $group: Object.fromEntries([
+      [MONGO_ID, key],
+      ...specs.map((spec, i) => [`a${i}`, accumulator(spec)]),
+      ...specs.flatMap((spec, i) => (spec.func === 'sum' && spec.field !== undefined ? [[`n${i}`, { $sum: present(spec.field) }]] : [])),
+    ]),
+  });
+
+  const names = [...groupBy, ...specs.map((s) => s.alias)];
+  pipeline.push({
+    $project: Object.fromEntries([
+      // An alias may itself be `_id`; it is then set below instead of dropped.
+      ...(names.includes(MONGO_ID) ? [] : [[MONGO_ID, 0]]),
+      ...groupBy.map((f, i) => [f, `$${MONGO_ID}.g${i}`]),
+      ...specs.map((spec, i) => [spec.alias, output(spec, i)]),
+    ]),
+  });
+
+  const skip = Math.max(0, Math.trunc(query.skip ?? 0));
+  const top = query.top === undefined ? undefined : Math.max(0, Math.trunc(query.top));
+  if (groupBy.length === 0) {
+    const empty = Object.fromEntries(specs.map((s) => [s.alias, s.func === 'count' ? 0 : null]));
+    return { pipeline, none: top === 0, single: { empty, skip, top } };
+  }
+
+  // A name that is neither a group field nor an alias holds nothing to order by (as in the memory driver).
+  const known = (query.sort ?? []).filter((k) => names.includes(k.field));
+  const sort = toMongoSort([...known, ...groupBy.map((field) => ({ field, dir: 'asc' as const }))]);
+  if (sort) pipeline.push({ $sort: sort });
+  if (skip > 0) pipeline.push({ $skip: skip });
+  if (top !== undefined && top > 0) pipeline.push({ $limit: top });
+  return { pipeline, none: top === 0, single: undefined };
+}
+
+/** The rows of a pipeline's result as the contract wants them. */
+export function finishAggregate(rows: Document[], plan: AggregatePlan): DbRecord[] {
+  if (!plan.single) return rows as DbRecord[];
+  const { empty, skip, top } = plan.single;
+  const all = rows.length > 0 ? (rows as DbRecord[]) : [empty];
+  return all.slice(skip, top === undefined ? undefined : skip + top);
+}
