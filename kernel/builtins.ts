@@ -20,4 +20,6 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */
 export const BUILTIN_DRIVERS: Readonly<Record<string, Loader>> = Object.freeze({
   memory: () => defaultExport(require('../drivers/memory')),
+  sql: () => defaultExport(require('../drivers/sql')),
+  mongo: () => defaultExport(require('../drivers/mongo')),
 });

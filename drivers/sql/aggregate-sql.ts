@@ -1,0 +1,83 @@
+/**
+ * GROUP BY with count / count(field) / sum / avg / min / max as one statement. Columns are
+ * selected under internal aliases (g0…, a0…) and renamed in JavaScript, so any alias the engine
+ * allows works on every engine (PostgreSQL would cut one of 64 characters). Sorting names a group
+ * field or an alias; nulls first ascending, last descending. Without groupBy there is exactly one
+ * row (count 0, other functions null over no rows); numbers come back as numbers, min / max in
+ * the field's own type.
+ */
+import type { Knex } from 'knex';
+import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
+import type { SqlDialect } from './dialects/base';
+import { orderSql, whereSql } from './filter-sql';
+import { frag, ident, join, sql, type Frag } from './fragment';
+import { columnScope, type Db } from './query-sql';
+import type { TableInfo } from './table-info';
+import { decodeValue } from './values';
+
+function aggregateExpr(spec: AggregateSpec, info: TableInfo): Frag {
+  if (spec.field === undefined) return frag('COUNT(*)');
+  const col = ident(spec.field);
+  switch (spec.func) {
+    case 'count':
+      return sql`COUNT(${col})`;
+    case 'sum':
+      return sql`SUM(${col})`;
+    case 'avg':
+      return sql`AVG(${col})`;
+    default: {
+      const fn = frag(spec.func === 'min' ? 'MIN' : 'MAX');
+      // PostgreSQL has no MIN/MAX over booleans: compare them as 0 / 1 everywhere.
+      if (info.family(spec.field) === 'boolean') return sql`${fn}(CASE WHEN ${col} IS NULL THEN NULL WHEN ${col} THEN 1 ELSE 0 END)`;
+      return sql`${fn}(${col})`;
+    }
+  }
+}
+
+function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown): unknown {
+  if (spec.func === 'count') return raw === null || raw === undefined ? 0 : Number(raw);
+  if (raw === null || raw === undefined) return null;
+  if (spec.func === 'sum' || spec.func === 'avg' || spec.field === undefined) return Number(raw);
+  return decodeValue(info.family(spec.field), raw);
+}
+
+export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect, query: AggregateQuery): Promise<DbRecord[]> {
+  const groupBy = query.groupBy ?? [];
+  const specs = query.aggregate ?? [];
+  if (groupBy.length === 0 && specs.length === 0) return [{}];
+  if (query.top !== undefined && query.top <= 0) return [];
+
+  // Sort keys: an alias first (as the memory driver sorts its output rows), then a group field.
+  const expressions = new Map<string, Frag>();
+  const selects: Frag[] = [];
+  groupBy.forEach((field, i) => {
+    selects.push(sql`${ident(field)} AS ${ident(`g${i}`)}`);
+    expressions.set(field, ident(field));
+  });
+  specs.forEach((spec, i) => {
+    const expr = aggregateExpr(spec, info);
+    selects.push(sql`${expr} AS ${ident(`a${i}`)}`);
+    expressions.set(spec.alias, expr);
+  });
+
+  const scope = columnScope(info, dialect);
+  const select = join(selects, ',');
+  let qb = db(info.table).select(db.raw(select.sql, select.bindings as Knex.RawBinding[]));
+  const where = whereSql(query.filter, scope);
+  if (where) qb = qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]);
+  if (groupBy.length) {
+    const groups = join(groupBy.map((f) => ident(f)), ',');
+    qb = qb.groupByRaw(groups.sql, groups.bindings as Knex.RawBinding[]);
+  }
+  const order = orderSql(query.sort, scope, (key) => expressions.get(key));
+  if (order) qb = qb.orderByRaw(order.sql, order.bindings as Knex.RawBinding[]);
+  if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
+  if (query.skip) qb = qb.offset(query.skip);
+
+  const rows: DbRecord[] = await qb;
+  // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
+  return rows.map((row) => Object.fromEntries([
+    ...groupBy.map((field, i) => [field, decodeValue(info.family(field), row[`g${i}`])]),
+    ...specs.map((spec, i) => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
+  ]));
+}

@@ -1,0 +1,80 @@
+/**
+ * A datasource's configuration, checked when the datasource is made:
+ *
+ *   {driver: 'sql', client: 'better-sqlite3' | 'pg' | 'mysql2',
+ *    connection: {filename} (SQLite; relative to the config's folder; ':memory:')
+ *              | 'postgres://…' | 'mysql://…' | {host, port, user, password, database, …},
+ *    pool?: {min, max, idleTimeoutMillis, acquireTimeoutMillis, …},
+ *    searchPath?: 'schema' | ['schema', …]   (PostgreSQL)}
+ *
+ * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { PluginError } from '../../kernel';
+import type { DatasourceConfig } from '../../kernel';
+import type { SqlOptions } from './dialects/base';
+import { CLIENT_ALIASES, SQL_CLIENTS, resolveClient } from './dialects';
+
+const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath']);
+const POOL_KEYS = new Set(['min', 'max', 'idleTimeoutMillis', 'acquireTimeoutMillis', 'createTimeoutMillis', 'reapIntervalMillis', 'createRetryIntervalMillis']);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: string): SqlOptions {
+  const fail = (what: string) => new PluginError(`Datasource '${name}' (driver 'sql'): ${what}`);
+  for (const key of Object.keys(config)) {
+    if (!KEYS.has(key)) throw fail(`unknown option '${key}'; known: ${[...KEYS].join(', ')}`);
+  }
+  const known = [...Object.keys(SQL_CLIENTS), ...Object.keys(CLIENT_ALIASES)].join(', ');
+  if (typeof config.client !== 'string') throw fail(`'client' must name the SQL client: ${known}`);
+  const client = resolveClient(config.client);
+  if (!client) throw fail(`unknown client '${config.client}'; known: ${known}`);
+
+  const options: SqlOptions = { client, connection: client === 'better-sqlite3' ? sqliteFile(config.connection, baseDir, fail) : serverConnection(config.connection, fail) };
+
+  if (config.pool !== undefined) {
+    if (!isPlainObject(config.pool)) throw fail("'pool' must be an object such as {min: 0, max: 10}");
+    for (const [key, value] of Object.entries(config.pool)) {
+      if (!POOL_KEYS.has(key)) throw fail(`unknown pool option '${key}'; known: ${[...POOL_KEYS].join(', ')}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw fail(`pool option '${key}' must be a non-negative integer`);
+    }
+    options.pool = { ...config.pool };
+  }
+
+  if (config.searchPath !== undefined) {
+    if (client !== 'pg') throw fail("'searchPath' applies to PostgreSQL only");
+    const list = typeof config.searchPath === 'string' ? [config.searchPath] : config.searchPath;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((s) => typeof s === 'string' && s !== '')) {
+      throw fail("'searchPath' must be a schema name or a list of them");
+    }
+    options.searchPath = list as string[];
+  }
+  return options;
+}
+
+/** SQLite: an absolute file path (relative ones resolve against the config's folder) or ':memory:'. */
+function sqliteFile(connection: unknown, baseDir: string, fail: (what: string) => Error): string {
+  const filename = typeof connection === 'string' ? connection : isPlainObject(connection) ? connection.filename : undefined;
+  if (isPlainObject(connection)) {
+    const extra = Object.keys(connection).filter((k) => k !== 'filename');
+    if (extra.length) throw fail(`unknown SQLite connection option '${extra[0]}'; give {filename}`);
+  }
+  if (typeof filename !== 'string' || filename === '') throw fail("SQLite needs 'connection: {filename}' (a file path, or ':memory:')");
+  if (filename === ':memory:') return filename;
+  return isAbsolute(filename) ? filename : resolve(baseDir, filename);
+}
+
+function serverConnection(connection: unknown, fail: (what: string) => Error): string | Record<string, unknown> {
+  if (typeof connection === 'string') {
+    try {
+      new URL(connection);
+    } catch {
+      throw fail("'connection' is not a valid URL (e.g. postgres://user@host:5432/db)");
+    }
+    return connection;
+  }
+  if (isPlainObject(connection)) return { ...connection };
+  throw fail("'connection' must be a URL or {host, port, user, password, database}");
+}

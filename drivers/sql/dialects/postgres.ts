@@ -1,0 +1,145 @@
+/**
+ * PostgreSQL through pg.
+ *
+ * - Text columns use COLLATE "C": equality, ordering, min/max and unique indexes compare by code
+ *   point, as evaluate.ts compares strings, whatever the database's default collation.
+ * - Case-insensitive tests use ILIKE under the ICU root collation ("und-x-icu") when the server
+ *   has it, so non-ASCII letters fold too; without ICU they fold per the database's default
+ *   collation (ASCII only under C).
+ * - dates come back as 'YYYY-MM-DD' strings and json / jsonb as text the driver parses (a JSON
+ *   string value would otherwise be indistinguishable from JSON text): type parsers on this pool's
+ *   clients only, never pg's global ones. timestamptz(3) comes back as Dates → toISOString().
+ * - ORDER BY says NULLS FIRST / NULLS LAST: PostgreSQL sorts nulls as the largest values.
+ */
+import type { Knex } from 'knex';
+import type { FieldDefinition, SortDirection } from '../../../kernel';
+import { frag, ident, sql, type Frag } from '../fragment';
+import type { StorageFamily } from '../values';
+import { SqlDialect, likePattern, type IndexColumn, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+
+interface PgModule {
+  types: { getTypeParser(oid: number, format?: string): (value: string) => unknown };
+}
+
+const DATE_OID = 1082;
+const JSON_OIDS = new Set([114, 3802]);
+const ICU_ROOT = 'und-x-icu';
+/** Lists longer than this are bound as one array parameter. */
+const LONG_LIST = 1000;
+
+const TYPES: Record<StorageFamily, string> = {
+  text: 'text COLLATE "C"', number: 'double precision', integer: 'integer', boolean: 'boolean',
+  date: 'date', datetime: 'timestamptz(3)', time: 'time(3)', json: 'jsonb',
+};
+
+export class PostgresDialect extends SqlDialect {
+  readonly name = 'postgres' as const;
+  readonly knexClient = 'pg';
+  private icu = false;
+
+  knexConfig(options: SqlOptions, native: unknown): Knex.Config {
+    const pg = native as PgModule;
+    const base = typeof options.connection === 'string' ? { connectionString: options.connection } : { ...options.connection };
+    const types = {
+      getTypeParser: (oid: number, format?: string) => (oid === DATE_OID || JSON_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format)),
+    };
+    return {
+      client: 'pg',
+      connection: { ...base, types } as Knex.PgConnectionConfig,
+      searchPath: options.searchPath,
+      pool: { min: 0, max: 10, ...options.pool },
+    };
+  }
+
+  override async init(knex: Knex): Promise<void> {
+    const result: { rows: Array<{ icu: boolean }> } = await knex.raw('SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = ?) AS icu', [ICU_ROOT]);
+    this.icu = Boolean(result.rows[0]?.icu);
+  }
+
+  columnType(family: StorageFamily, field: FieldDefinition | undefined): string {
+    if (family === 'text' && field && ['select', 'lookup', 'master_detail'].includes(field.type)) return 'varchar(255) COLLATE "C"';
+    return TYPES[family];
+  }
+
+  override idColumnType(): string {
+    return 'varchar(255) COLLATE "C"';
+  }
+
+  columnFamily(info: Knex.ColumnInfo): StorageFamily | undefined {
+    const type = info.type.toLowerCase();
+    if (type === 'text' || type.startsWith('character')) return 'text';
+    if (type === 'double precision' || type === 'real' || type === 'numeric') return 'number';
+    if (type === 'integer' || type === 'bigint' || type === 'smallint') return 'integer';
+    if (type === 'boolean') return 'boolean';
+    if (type === 'date') return 'date';
+    if (type.startsWith('timestamp')) return 'datetime';
+    if (type.startsWith('time')) return 'time';
+    if (type === 'jsonb' || type === 'json') return 'json';
+    return undefined;
+  }
+
+  private collate(expr: Frag): Frag {
+    return this.icu ? sql`(${expr} COLLATE ${frag(`"${ICU_ROOT}"`)})` : expr;
+  }
+
+  override lower(expr: Frag): Frag {
+    return sql`LOWER(${this.collate(expr)})`;
+  }
+
+  override position(needle: Frag, haystack: Frag): Frag {
+    return sql`STRPOS(${haystack}, ${needle})`;
+  }
+
+  override textMatch(op: TextOp, column: Frag, value: string): Frag {
+    return sql`${column} ILIKE ${this.collate(frag('?', [likePattern(op, value)]))}`;
+  }
+
+  /** Long lists go in as one array parameter: PostgreSQL binds at most 65535 parameters. */
+  override inList(column: Frag, values: unknown[]): Frag {
+    if (values.length <= LONG_LIST) return super.inList(column, values);
+    // pg turns what toPostgres returns into an array literal; knex would spread a plain array.
+    return sql`${column} = ANY(${{ toPostgres: () => values }})`;
+  }
+
+  override jsonHasAny(column: string, elements: unknown[]): Frag {
+    // A few elements: @> tests a GIN index can serve; many: one jsonb array parameter.
+    if (elements.length <= 20) return super.jsonHasAny(column, elements);
+    return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(${ident(column)}) AS el WHERE el.value IN (SELECT jsonb_array_elements(CAST(${JSON.stringify(elements)} AS jsonb))))`;
+  }
+
+  jsonHasElement(column: string, element: unknown): Frag {
+    return sql`${ident(column)} @> CAST(${JSON.stringify([element])} AS jsonb)`;
+  }
+
+  jsonIsEmptyArray(column: string): Frag {
+    return sql`${ident(column)} = CAST('[]' AS jsonb)`;
+  }
+
+  override orderBy(expr: Frag, dir: SortDirection): Frag {
+    return sql`${expr} ${frag(dir === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`;
+  }
+
+  async listIndexes(knex: Knex, table: string): Promise<Set<string>> {
+    const result: { rows: Array<{ indexname: string }> } = await knex.raw('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?', [table]);
+    return new Set(result.rows.map((r) => r.indexname));
+  }
+
+  override createIndexSql(table: string, name: string, columns: IndexColumn[], unique: boolean): Frag | undefined {
+    // A GIN index serves the @> membership tests on a multiple field.
+    if (!unique && columns.length === 1 && columns[0].family === 'json') {
+      return sql`CREATE INDEX ${ident(name)} ON ${ident(table)} USING GIN (${ident(columns[0].name)})`;
+    }
+    return super.createIndexSql(table, name, columns, unique);
+  }
+
+  override valueTooLong(err: unknown): { column?: string } | undefined {
+    // string_data_right_truncation: a varchar(255) column (select, lookup, id); no column named.
+    return (err as { code?: unknown })?.code === '22001' ? {} : undefined;
+  }
+
+  uniqueViolation(err: unknown): UniqueViolation | undefined {
+    const e = err as { code?: unknown; constraint?: unknown };
+    if (e?.code !== '23505') return undefined;
+    return { index: typeof e.constraint === 'string' ? e.constraint : undefined };
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * SQLite through better-sqlite3.
+ *
+ * - Storage: one file, WAL mode, foreign keys off, busy_timeout. `:memory:` is served by a private
+ *   temporary file removed at disconnect: an in-memory SQLite database exists per connection,
+ *   and readers outside a transaction need a connection of their own to see only committed data.
+ * - Concurrency: better-sqlite3 is synchronous, so a pool of two connections is enough: an open
+ *   transaction holds one, everything else shares the other (WAL readers never wait). Writes and
+ *   transactions queue on the file's write lock (lock.ts) instead of waiting inside SQLite.
+ * - Types: SQLite keeps any value in any column; declared types give the affinity (anything
+ *   containing TEXT stores text) and name the family for schema checks: 'date_text',
+ *   'datetime_text' (toISOString strings, which sort chronologically), 'time_text', 'json_text',
+ *   'boolean' (0 / 1), 'real', 'integer', 'text'.
+ * - Text matching: case-insensitive tests run a JavaScript function registered on each connection
+ *   (objectql_match), with evaluate.ts's exact semantics (Unicode case folding included), since
+ *   SQLite's own LIKE and LOWER fold ASCII only.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join as joinPath } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { compileLike } from '../../../kernel';
+import type { FieldDefinition } from '../../../kernel';
+import { frag, sql, type Frag } from '../fragment';
+import { acquireFileLock, type FileLock, type Mutex } from '../lock';
+import type { StorageFamily } from '../values';
+import { SqlDialect, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+
+/** The part of a better-sqlite3 Database this dialect uses. */
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
+}
+
+const TYPES: Record<StorageFamily, string> = {
+  text: 'text', number: 'real', integer: 'integer', boolean: 'boolean',
+  date: 'date_text', datetime: 'datetime_text', time: 'time_text', json: 'json_text',
+};
+
+/** Lists longer than this are bound as one JSON value. */
+const LONG_LIST = 500;
+
+export class SqliteDialect extends SqlDialect {
+  readonly name = 'sqlite' as const;
+  readonly knexClient = 'better-sqlite3';
+  private file = '';
+  private temporary = false;
+  private lock: FileLock | undefined;
+  private readonly likeCache = new Map<string, (value: string) => boolean>();
+
+  knexConfig(options: SqlOptions): Knex.Config {
+    const target = String(options.connection);
+    this.temporary = target === ':memory:';
+    this.file = this.temporary ? joinPath(tmpdir(), `objectql-${randomUUID()}.sqlite`) : target;
+    if (!this.temporary) mkdirSync(dirname(this.file), { recursive: true });
+    this.lock = acquireFileLock(this.file);
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: this.file },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 2,
+        ...options.pool,
+        afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
+          try {
+            this.prepare(conn);
+            done(null, conn);
+          } catch (err) {
+            done(err as Error, conn);
+          }
+        },
+      },
+    };
+  }
+
+  private prepare(conn: SqliteConnection): void {
+    conn.pragma('busy_timeout = 5000');
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('synchronous = NORMAL');
+    conn.pragma('foreign_keys = OFF');
+    conn.function('objectql_match', { deterministic: true }, (op, value, arg) => {
+      if (value === null || value === undefined || arg === null || arg === undefined) return null;
+      return this.match(String(op), String(value), String(arg)) ? 1 : 0;
+    });
+  }
+
+  /** evaluate.ts's text operators. */
+  private match(op: string, value: string, arg: string): boolean {
+    switch (op) {
+      case 'like': {
+        let test = this.likeCache.get(arg);
+        if (!test) {
+          if (this.likeCache.size >= 256) this.likeCache.clear();
+          test = compileLike(arg);
+          this.likeCache.set(arg, test);
+        }
+        return test(value);
+      }
+      case 'contains':
+        return value.toLowerCase().includes(arg.toLowerCase());
+      case 'startswith':
+        return value.toLowerCase().startsWith(arg.toLowerCase());
+      case 'endswith':
+        return value.toLowerCase().endsWith(arg.toLowerCase());
+      default:
+        return false;
+    }
+  }
+
+  override async close(): Promise<void> {
+    this.lock?.release();
+    this.lock = undefined;
+    if (this.temporary) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.file}${suffix}`, { force: true });
+    }
+  }
+
+  override writeLock(): Mutex | undefined {
+    return this.lock?.mutex;
+  }
+
+  /** The database file (a temporary one for ':memory:'). */
+  get filename(): string {
+    return this.file;
+  }
+
+  columnType(family: StorageFamily, _field: FieldDefinition | undefined): string {
+    return TYPES[family];
+  }
+
+  columnFamily(info: Knex.ColumnInfo): StorageFamily | undefined {
+    const type = info.type.toLowerCase();
+    if (type.includes('json')) return 'json';
+    if (type.includes('datetime') || type.includes('timestamp')) return 'datetime';
+    if (type.includes('date')) return 'date';
+    if (type.includes('time')) return 'time';
+    if (type.includes('bool')) return 'boolean';
+    if (type.includes('int')) return 'integer';
+    if (/real|doub|floa|num|dec/.test(type)) return 'number';
+    if (/char|clob|text/.test(type)) return 'text';
+    return undefined;
+  }
+
+  override position(needle: Frag, haystack: Frag): Frag {
+    return sql`INSTR(${haystack}, ${needle})`;
+  }
+
+  override textMatch(op: TextOp, column: Frag, value: string): Frag {
+    return sql`objectql_match(${op}, ${column}, ${value}) = 1`;
+  }
+
+  override textMatchRef(op: Exclude<TextOp, 'like'>, a: Frag, b: Frag): Frag {
+    return sql`objectql_match(${op}, ${a}, ${b}) = 1`;
+  }
+
+  /** Long lists go in as one JSON array: SQLite binds at most 32766 parameters. */
+  override inList(column: Frag, values: unknown[]): Frag {
+    if (values.length <= LONG_LIST) return super.inList(column, values);
+    return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+  }
+
+  override jsonHasAny(column: string, elements: unknown[]): Frag {
+    if (elements.length === 1) return this.jsonHasElement(column, elements[0]);
+    return sql`EXISTS (SELECT 1 FROM json_each(${frag('??', [column])}) AS je WHERE je.value IN (SELECT value FROM json_each(${JSON.stringify(elements)})))`;
+  }
+
+  jsonHasElement(column: string, element: unknown): Frag {
+    return sql`EXISTS (SELECT 1 FROM json_each(${frag('??', [column])}) AS je WHERE je.value = ${element})`;
+  }
+
+  jsonIsEmptyArray(column: string): Frag {
+    const col = frag('??', [column]);
+    return sql`(json_type(${col}) = 'array' AND json_array_length(${col}) = 0)`;
+  }
+
+  async listIndexes(knex: Knex, table: string): Promise<Set<string>> {
+    const rows: Array<{ name: string }> = await knex.raw("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", [table]);
+    return new Set(rows.map((r) => r.name));
+  }
+
+  uniqueViolation(err: unknown): UniqueViolation | undefined {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined;
+    // "UNIQUE constraint failed: tck_owner.org, tck_owner.email"
+    const list = /constraint failed: (.+)$/.exec(String(e.message ?? ''))?.[1] ?? '';
+    return { columns: list.split(',').map((part) => part.trim().split('.').pop() ?? '').filter(Boolean) };
+  }
+
+  override encodeBoolean(value: boolean): unknown {
+    return value ? 1 : 0;
+  }
+}

@@ -1,0 +1,62 @@
+/** find and count as single SQL statements: projection, WHERE, ORDER BY, LIMIT / OFFSET. */
+import type { Knex } from 'knex';
+import { ObjectQLError } from '../../kernel';
+import type { DbRecord, Filter, Query } from '../../kernel';
+import type { SqlDialect } from './dialects/base';
+import { orderSql, whereSql, type ColumnScope } from './filter-sql';
+import { ident } from './fragment';
+import type { TableInfo } from './table-info';
+import { decodeValue, encodeValue } from './values';
+
+/** A knex instance or an open knex transaction: both run queries the same way. */
+export type Db = Knex | Knex.Transaction;
+
+export function columnScope(info: TableInfo, dialect: SqlDialect): ColumnScope {
+  return { dialect, table: info.table, field: info.field };
+}
+
+/** `id` and the requested fields the object stores; every column when none is requested. */
+function projection(info: TableInfo, fields: string[] | undefined): string[] {
+  if (!fields || fields.length === 0) return [...info.columns];
+  return [...new Set(['id', ...fields.filter((f) => info.families.has(f))])];
+}
+
+function applyWhere(qb: Knex.QueryBuilder, info: TableInfo, dialect: SqlDialect, filter: Filter | undefined): Knex.QueryBuilder {
+  const where = whereSql(filter, columnScope(info, dialect));
+  return where ? qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]) : qb;
+}
+
+export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, query: Query): Promise<DbRecord[]> {
+  if (query.top !== undefined && query.top <= 0) return [];
+  let qb = applyWhere(db(info.table).select(projection(info, query.fields)), info, dialect, query.filter);
+  const order = orderSql(query.sort, columnScope(info, dialect), (f) => (info.families.has(f) ? ident(f) : undefined));
+  if (order) qb = qb.orderByRaw(order.sql, order.bindings as Knex.RawBinding[]);
+  if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
+  if (query.skip) qb = qb.offset(query.skip);
+  const rows: DbRecord[] = await qb;
+  return rows.map((row) => decodeRow(info, row));
+}
+
+export async function countRows(db: Db, info: TableInfo, dialect: SqlDialect, filter: Filter | undefined): Promise<number> {
+  const rows: Array<{ n: unknown }> = await applyWhere(db(info.table).count({ n: '*' }), info, dialect, filter);
+  return Number(rows[0]?.n ?? 0);
+}
+
+export function decodeRow(info: TableInfo, row: DbRecord): DbRecord {
+  const out: DbRecord = {};
+  for (const [key, raw] of Object.entries(row)) out[key] = decodeValue(info.family(key), raw);
+  return out;
+}
+
+/** A record's values in column form; undefined values are left out, unknown fields refused. */
+export function encodeRow(info: TableInfo, dialect: SqlDialect, data: DbRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (value === undefined) continue;
+    if (!info.families.has(key)) {
+      throw new ObjectQLError('INVALID_REQUEST', `Unknown field '${key}' on object '${info.object}'`, { object: info.object, field: key });
+    }
+    out[key] = encodeValue(dialect, info.family(key), value);
+  }
+  return out;
+}

@@ -1,0 +1,128 @@
+/**
+ * Schema sync at start-up, additive only: a new object gets its table, a new field its column
+ * (nullable: `required` is the engine's business), a new index is created. Nothing is ever
+ * dropped or altered. A column whose type cannot hold the field's values any more (the field's
+ * type changed) stops start-up with a message naming the object, the field, the column's type
+ * and the field's new type; so does a unique index that existing duplicates prevent.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { PluginError } from '../../kernel';
+import type { ObjectDefinition } from '../../kernel';
+import type { SqlDialect } from './dialects/base';
+import { primaryKeyName, tableInfo, type IndexPlan, type TableInfo } from './table-info';
+import type { StorageFamily } from './values';
+
+export interface SyncContext {
+  knex: Knex;
+  dialect: SqlDialect;
+  datasource: string;
+  logger: Logger;
+}
+
+export async function syncSchema(ctx: SyncContext, objects: ObjectDefinition[]): Promise<TableInfo[]> {
+  const out: TableInfo[] = [];
+  for (const def of objects) {
+    const info = tableInfo(def, ctx.dialect);
+    await syncTable(ctx, info);
+    await syncIndexes(ctx, info);
+    out.push(info);
+  }
+  return out;
+}
+
+async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
+  const { knex, dialect } = ctx;
+  if (!(await knex.schema.hasTable(info.table))) {
+    try {
+      await knex.schema.createTable(info.table, (t) => {
+        dialect.createTableOptions(t);
+        t.specificType('id', dialect.idColumnType()).notNullable();
+        for (const column of info.columns.slice(1)) t.specificType(column, dialect.columnType(info.family(column), info.field(column)));
+        t.primary(['id'], primaryKeyName(info.table, dialect.maxIdentifier));
+      });
+      ctx.logger.info({ object: info.object, table: info.table }, 'sql: created table');
+      return;
+    } catch (err) {
+      // Another process may have created it meanwhile: then go on and check its columns.
+      if (!(await knex.schema.hasTable(info.table))) throw failed(ctx, info, 'cannot create its table', err);
+    }
+  }
+  const existing = await knex(info.table).columnInfo();
+  const missing: string[] = [];
+  for (const column of info.columns.slice(1)) {
+    const current = existing[column];
+    if (!current) {
+      missing.push(column);
+      continue;
+    }
+    const need = info.family(column);
+    const have = dialect.columnFamily(current);
+    if (!compatible(need, have)) {
+      const field = info.field(column);
+      const newType = `${field?.type ?? 'text'}${field?.multiple ? ' (multiple)' : ''}`;
+      throw new PluginError(
+        `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': field '${column}' changed type: ` +
+          `its column '${info.table}.${column}' has type '${current.type}' (${have ?? 'unknown'} values), the field is now ${newType} (${need} values). ` +
+          'The driver never converts or drops stored data: migrate the column by hand, or give the field a new name.',
+      );
+    }
+  }
+  if (missing.length) {
+    try {
+      await knex.schema.alterTable(info.table, (t) => {
+        for (const column of missing) t.specificType(column, dialect.columnType(info.family(column), info.field(column)));
+      });
+    } catch (err) {
+      throw failed(ctx, info, `cannot add column(s) ${missing.join(', ')}`, err);
+    }
+    ctx.logger.info({ object: info.object, columns: missing }, 'sql: added columns');
+  }
+}
+
+/** Same family, or an integer field in a floating-point column (auto_number in a number column). */
+function compatible(need: StorageFamily, have: StorageFamily | undefined): boolean {
+  return need === have || (need === 'integer' && have === 'number');
+}
+
+async function syncIndexes(ctx: SyncContext, info: TableInfo): Promise<void> {
+  if (info.indexes.length === 0) return;
+  const existing = await ctx.dialect.listIndexes(ctx.knex, info.table);
+  for (const plan of info.indexes) {
+    if (existing.has(plan.name)) continue;
+    await createIndex(ctx, info, plan);
+  }
+}
+
+async function createIndex(ctx: SyncContext, info: TableInfo, plan: IndexPlan): Promise<void> {
+  const unknown = plan.fields.filter((f) => !info.field(f));
+  if (unknown.length) {
+    throw new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': index '${plan.name}' names unknown field(s) ${unknown.join(', ')}`);
+  }
+  const columns = plan.fields.map((name) => ({ name, family: info.family(name), field: info.field(name) }));
+  const statement = ctx.dialect.createIndexSql(info.table, plan.name, columns, plan.unique);
+  if (!statement) {
+    const message = `sql: ${ctx.dialect.name} cannot index JSON columns; index '${plan.name}' on ${info.object} (${plan.fields.join(', ')}) is not created`;
+    if (plan.unique) throw new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${ctx.dialect.name} cannot enforce a unique index over JSON field(s) ${plan.fields.join(', ')}`);
+    ctx.logger.warn({ object: info.object, index: plan.name }, message);
+    return;
+  }
+  try {
+    await ctx.knex.raw(statement.sql, statement.bindings as Knex.RawBinding[]);
+  } catch (err) {
+    if (plan.unique && ctx.dialect.uniqueViolation(err)) {
+      throw new PluginError(
+        `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': a unique index on ${plan.fields.join(', ')} cannot be created because stored records share values; remove the duplicates first`,
+      );
+    }
+    // Created meanwhile by another process?
+    if ((await ctx.dialect.listIndexes(ctx.knex, info.table)).has(plan.name)) return;
+    throw failed(ctx, info, `cannot create index '${plan.name}'`, err);
+  }
+  ctx.logger.info({ object: info.object, index: plan.name }, 'sql: created index');
+}
+
+function failed(ctx: SyncContext, info: TableInfo, what: string, err: unknown): PluginError {
+  ctx.logger.error({ err, object: info.object }, `sql: schema sync failed: ${what}`);
+  return new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${what} (${(err as Error)?.message ?? String(err)})`);
+}
