@@ -7,7 +7,11 @@ export default {
   port: 3000,
   metadata: ['./metadata'],
   datasources: {
-    default: { driver: 'memory' },
+    // A SQLite file beside this config (created on first start; delete it to start afresh).
+    // Other stores: { driver: 'sql', client: 'pg', connection: 'postgres://...' },
+    // { driver: 'sql', client: 'mysql2', connection: 'mysql://...' }, { driver: 'mongo', url: 'mongodb://...' },
+    // { driver: 'memory' } (nothing kept across restarts).
+    default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: './data/objectql.sqlite' } },
   },
   plugins: {
     rpc: true, // POST /api/objectql

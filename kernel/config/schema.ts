@@ -21,7 +21,8 @@ export const configSchema = z.strictObject({
   metadata: z.array(z.string()).default(['./metadata']),
   datasources: z
     .record(z.string(), z.looseObject({ driver: z.string().min(1) }))
-    .default({ default: { driver: 'memory' } }),
+    // The embedded default: a SQLite file beside the config, no external service.
+    .default({ default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: './data/objectql.sqlite' } } }),
   routes: z
     .strictObject({ rpc: prefix.optional(), data: prefix.optional(), metadata: prefix.optional(), files: prefix.optional() })
     .default({})

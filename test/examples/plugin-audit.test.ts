@@ -23,7 +23,7 @@ interface Server {
 
 /** A kernel made from a config object (plugins named by path or package), extra plugins, started. */
 async function start(config: ObjectQLConfig, extra: (k: Kernel) => void = () => {}): Promise<Server> {
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], security: { allowBodyUser: true }, ...config });
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, security: { allowBodyUser: true }, ...config });
   extra(kernel);
   await kernel.start();
   const url = kernel.http.url;

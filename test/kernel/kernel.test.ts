@@ -12,7 +12,7 @@ import {
 } from '../../kernel';
 import { startServer, type TestServer } from '../helpers/server';
 
-const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent' } as const;
+const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent', datasources: { default: { driver: 'memory' } } } as const;
 const ADMIN = { id: 'root', roles: ['admin'] };
 
 describe('kernel', () => {

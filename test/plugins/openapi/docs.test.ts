@@ -119,7 +119,7 @@ describe('OpenAPI plugin configuration', () => {
 
   it('drops anonymous access from the global security when auth is required', async () => {
     // No auth plugin exists here: the setting is read from the config, so a stand-in plugin named 'auth' carries it.
-    const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], plugins: { rpc: true, openapi: true } });
+    const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, plugins: { rpc: true, openapi: true } });
     (kernel.config.plugins as Record<string, unknown>).auth = { required: true };
     kernel.use({ name: 'auth', register() {} });
     await kernel.start();
