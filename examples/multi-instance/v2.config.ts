@@ -16,20 +16,10 @@ export default {
     files: '/v2/files',
   },
   datasources: {
-    // In memory: this process's data only, lost when it stops. Two instances started from these
-    // configs do NOT share records (see README.md).
-    default: { driver: 'memory' },
-
-    // ==== SHARED STORE: switch to this once the SQL driver lands (next issue) =====================
-    // Replace the memory datasource above with the one below, in BOTH v1.config.ts and
-    // v2.config.ts, so that both processes read and write the same SQLite file:
-    //
-    // default: {
-    //   driver: 'sql',
-    //   client: 'better-sqlite3',
-    //   connection: { filename: '../../data/multi-instance.sqlite' },
-    // },
-    // =============================================================================================
+    // Both instances read and write the same SQLite file (relative to this folder), so a record
+    // written through /v1 is there through /v2. For PostgreSQL or MySQL, point both configs at the
+    // same database: { driver: 'sql', client: 'pg', connection: 'postgres://...' }.
+    default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: '../../data/multi-instance.sqlite' } },
   },
   plugins: {
     rpc: true,

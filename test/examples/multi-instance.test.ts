@@ -3,7 +3,8 @@
  * started side by side in one process on ephemeral ports.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfigFile, type ResolvedConfig } from '../../kernel';
 import { startServer, USERS, type TestServer } from '../helpers/server';
@@ -29,29 +30,25 @@ describe('examples/multi-instance', () => {
 
   before(async () => {
     configs = { v1: await loadConfigFile(join(DIR, 'v1.config.ts')), v2: await loadConfigFile(join(DIR, 'v2.config.ts')) };
-    const start = (config: ResolvedConfig) => startServer({ ...config, port: 0, host: '127.0.0.1', logLevel: 'silent' });
-    const [v1, v2] = await Promise.all([start(configs.v1), start(configs.v2)]);
+    // One shared SQLite file, as in the configs, but in a temporary folder.
+    const shared = { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(mkdtempSync(join(tmpdir(), 'objectql-multi-')), 'shared.sqlite') } } };
+    const start = (config: ResolvedConfig) => startServer({ ...config, datasources: shared, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    // One after the other: the first seeds the sample data, the second finds it there.
+    const v1 = await start(configs.v1);
+    const v2 = await start(configs.v2);
     servers = { v1, v2 };
   });
   after(async () => {
     await Promise.all([servers?.v1?.stop(), servers?.v2?.stop()]);
   });
 
-  it('configures /v1 on port 3101 and /v2 on port 3102, over the same metadata folder, in memory', () => {
+  it('configures /v1 on port 3101 and /v2 on port 3102, over the same metadata folder and SQLite file', () => {
     for (const [v, port] of [['v1', 3101], ['v2', 3102]] as const) {
       expect(configs[v].port, v).to.equal(port);
       expect(configs[v].routes, v).to.deep.equal(PREFIXES(v));
       expect(configs[v].metadata, v).to.deep.equal([join(ROOT, 'metadata')]);
-      expect(configs[v].datasources, v).to.deep.equal({ default: { driver: 'memory' } });
+      expect(configs[v].datasources, v).to.deep.equal({ default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: '../../data/multi-instance.sqlite' } } });
       expect(configs[v].plugins, v).to.deep.equal({ rpc: true, rest: true, metadata: true });
-    }
-  });
-
-  it('keeps the SQLite datasource ready to switch to, commented out, in both configs', () => {
-    for (const file of ['v1.config.ts', 'v2.config.ts']) {
-      const text = readFileSync(join(DIR, file), 'utf8');
-      expect(text, file).to.match(/^\s*\/\/\s*driver: 'sql',$/m).and.match(/^\s*\/\/\s*client: 'better-sqlite3',$/m);
-      expect(text, file).to.include('multi-instance.sqlite');
     }
   });
 
@@ -71,12 +68,18 @@ describe('examples/multi-instance', () => {
     }
   });
 
-  it('gives each instance its own data with the memory driver', async () => {
+  it('shares one database: what one instance writes, the other reads, changes and deletes', async () => {
+    // The sample's initial data was loaded once, by the first instance.
+    expect((await servers.v2.request('POST', '/v2/rpc', { op: 'count', object: 'account', args: {} })).body.count).to.equal(3);
     const created = await servers.v1.request('POST', '/v1/rpc', { op: 'create', object: 'account', args: { id: 'acc-v1', name: 'Made on v1' }, user: USERS.carol });
     expect(created.status, JSON.stringify(created.body)).to.equal(200);
-    expect((await servers.v1.request('GET', '/v1/data/account/acc-v1')).status).to.equal(200);
+    const read = await servers.v2.request('GET', '/v2/data/account/acc-v1');
+    expect(read.status).to.equal(200);
+    expect(read.body).to.include({ id: 'acc-v1', name: 'Made on v1', '@type': 'account' });
+    const updated = await servers.v2.request('PUT', '/v2/data/account/acc-v1', { name: 'Renamed on v2' });
+    expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
+    expect((await servers.v1.request('POST', '/v1/rpc', { op: 'findOne', object: 'account', args: 'acc-v1' })).body.name).to.equal('Renamed on v2');
+    expect((await servers.v1.request('DELETE', '/v1/data/account/acc-v1')).status).to.equal(200);
     expect((await servers.v2.request('GET', '/v2/data/account/acc-v1')).status).to.equal(404);
-    // Both seeded the sample's initial data on their own.
-    expect((await servers.v2.request('POST', '/v2/rpc', { op: 'count', object: 'account', args: {} })).body.count).to.equal(3);
   });
 });
