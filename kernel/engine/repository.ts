@@ -207,7 +207,7 @@ export class ObjectRepository implements Repository {
     const out: DataRecord = {};
     const keep = fields ? ['id', ...fields] : Object.keys(this.compiled.def.fields);
     for (const key of keep) {
-      if (access.readable.has(key) && key in record) out[key] = record[key];
+      if (access.readable.has(key)) out[key] = record[key] ?? null;
     }
     return out;
   }

@@ -241,7 +241,7 @@ describe('JSON-RPC filters (query-app)', () => {
   describe('projection, sort and paging', () => {
     it('fields returns only those fields plus id', async () => {
       const { items } = await find({ fields: ['name', 'qty'], filters: [['id', 'in', ['it-01', 'it-04']]], sort: 'id' });
-      expect(items).to.deep.equal([{ id: 'it-01', name: 'Alpha', qty: 10 }, { id: 'it-04', name: 'Beta' }]);
+      expect(items).to.deep.equal([{ id: 'it-01', name: 'Alpha', qty: 10 }, { id: 'it-04', name: 'Beta', qty: null }]);
     });
 
     it('sorts nulls first ascending and last descending', async () => {
