@@ -18,3 +18,4 @@ export { DataEngine, type CompiledObject } from './engine/engine';
 export type * from './engine/types';
 export * from './openapi';
 export { parseSort } from './engine/query-check';
+export { Mutex } from './util/mutex';

@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { ObjectQLError, compileFilter } from '../../kernel';
+import { Mutex, ObjectQLError, compileFilter } from '../../kernel';
 import type { Datasource, DbRecord, DriverCapabilities, Transaction, ObjectDefinition, AggregateQuery, Filter, Query } from '../../kernel';
 import { aggregateRows } from './aggregate';
 import { checkUnique, conflict, uniqueKeys } from './constraints';
 import { applyQuery } from './query';
-import { MemoryTransaction, Mutex } from './transaction';
+import { MemoryTransaction } from './transaction';
 
 type Table = Map<string, DbRecord>;
 

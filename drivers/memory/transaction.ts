@@ -32,19 +32,3 @@ export class MemoryTransaction implements Transaction {
     writes.set(id, { record, base: previous ? previous.base : base });
   }
 }
-
-/** A FIFO async mutex: a chain of promises, each waiter resolved when the previous releases. */
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-
-  async lock(): Promise<() => void> {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const previous = this.tail;
-    this.tail = previous.then(() => released);
-    await previous;
-    return release;
-  }
-}

@@ -1,33 +1,6 @@
-/** A FIFO async mutex: a chain of promises, each waiter resolved when the previous one releases. */
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
+import { Mutex } from '../../kernel';
 
-  async lock(): Promise<() => void> {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const previous = this.tail;
-    this.tail = previous.then(() => released);
-    await previous;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      release();
-    };
-  }
-
-  /** Runs fn holding the lock. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.lock();
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-}
+export { Mutex };
 
 /**
  * The write lock of one SQLite file, shared by every datasource of this process that opens it.
