@@ -1,22 +1,12 @@
 import { expect } from 'chai';
 import type { DriverFactory, Transaction } from '../../kernel/drivers';
-import { ObjectQLError } from '../../kernel/errors';
 import type { Kernel } from '../../kernel/kernel';
 import memoryDriver, { MemoryDatasource } from '../../drivers/memory';
 import { runDriverSuite } from '../tck/driver-suite';
 import { ITEM, tckObjects } from '../tck/fixtures';
+import { objectqlRejection as rejection } from '../helpers/rejection';
 
 runDriverSuite('memory', () => new MemoryDatasource('default'));
-
-async function rejection(promise: Promise<unknown>): Promise<ObjectQLError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).to.be.instanceOf(ObjectQLError);
-    return e as ObjectQLError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('memory driver', () => {
   let ds: MemoryDatasource;

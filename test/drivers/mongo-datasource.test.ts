@@ -10,6 +10,7 @@ import { ObjectQLError } from '../../kernel/errors';
 import { PluginError } from '../../kernel/plugin-order';
 import { MongoDatasource, parseMongoConfig } from '../../drivers/mongo';
 import { ITEM, OWNER, tckObjects } from '../tck/fixtures';
+import { rejection } from '../helpers/rejection';
 
 type Call = [collection: string, method: string, ...args: unknown[]];
 
@@ -83,15 +84,6 @@ function datasource(answers: Answers, options: { transactions?: boolean; session
   // Stands in for what connect() sets up.
   Object.assign(ds, { client, db: fakeDb(calls, answers), transactions: options.transactions ?? false });
   return { ds, calls };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('mongo datasource, with a recording stand-in for MongoDB', () => {

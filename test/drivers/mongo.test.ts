@@ -20,6 +20,7 @@ import { USERS, startServer } from '../helpers/server';
 import { SERVICE_URLS, needService } from '../helpers/services';
 import { runDriverSuite } from '../tck/driver-suite';
 import { ITEM, OWNER, tckObjects } from '../tck/fixtures';
+import { rejection } from '../helpers/rejection';
 
 const silent = pino({ level: 'silent' });
 
@@ -31,15 +32,6 @@ async function probe(url: string): Promise<void> {
   } finally {
     await client.close();
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('mongo driver against a server', function () {

@@ -3,21 +3,12 @@ import { ObjectQLError } from '../../kernel/errors';
 import type { SqlDatasource } from '../../drivers/sql';
 import { describeDialects, memoryLogger, type Namespace } from './sql/helpers';
 import { field, objectDef } from './sql/objects';
+import { objectqlRejection as rejection } from '../helpers/rejection';
 
 const ACCOUNT = objectDef('err_account', [field('name', 'text'), field('code', 'text', { unique: true }), field('org', 'text'), field('email', 'email')], [
   { name: 'org_email', fields: ['org', 'email'], unique: true },
 ]);
 const NOTE = objectDef('err_note', [field('text', 'text')]);
-
-async function rejection(promise: Promise<unknown>): Promise<ObjectQLError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).to.be.instanceOf(ObjectQLError);
-    return e as ObjectQLError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describeDialects('sql driver error mapping', (ns, label) => {
   let ds: SqlDatasource;

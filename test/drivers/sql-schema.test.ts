@@ -4,6 +4,7 @@ import type { FieldDefinition, IndexDefinition, ObjectDefinition } from '../../k
 import type { SqlDatasource } from '../../drivers/sql';
 import { describeDialects, type Namespace } from './sql/helpers';
 import { field, objectDef } from './sql/objects';
+import { rejection } from '../helpers/rejection';
 
 const BOOK = 'sch_book';
 
@@ -35,15 +36,6 @@ async function open(ns: Namespace, objects: ObjectDefinition[]): Promise<SqlData
 async function columns(ns: Namespace, ds: SqlDatasource, table: string): Promise<Record<string, string | undefined>> {
   const info = await ns.admin()(table).columnInfo();
   return Object.fromEntries(Object.entries(info).map(([name, col]) => [name, ds.dialect.columnFamily(col)]));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const ALL_TYPES: FieldDefinition[] = [

@@ -2,24 +2,14 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { knex } from 'knex';
-import { ObjectQLError } from '../../kernel/errors';
 import { runDriverSuite } from '../tck/driver-suite';
 import { ITEM, tckObjects } from '../tck/fixtures';
 import type { SqlDatasource, SqliteDialect } from '../../drivers/sql';
 import { sqliteDatasource, tempDir } from './sql/helpers';
+import { objectqlRejection as rejection } from '../helpers/rejection';
 
 // A fresh ':memory:' database (a private temporary file) per test.
 runDriverSuite('sql (sqlite)', () => sqliteDatasource(':memory:'));
-
-async function rejection(promise: Promise<unknown>): Promise<ObjectQLError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).to.be.instanceOf(ObjectQLError);
-    return e as ObjectQLError;
-  }
-  throw new Error('expected a rejection');
-}
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
