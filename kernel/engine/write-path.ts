@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ObjectQLError, validationError } from '../errors';
+import { andFilters } from '../query/ast';
 import { evaluateFilter } from '../query/evaluate';
 import { applyDefaults, checkRecordValues } from './field-values';
 import { assertAllowed, type Access } from './permissions';
@@ -134,7 +135,7 @@ async function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void>
 
 /** The stored record: NOT_FOUND when the caller may not see it, FORBIDDEN when they may see but not `op` it. */
 async function loadForWrite(r: ObjectRepository, id: string, op: 'edit' | 'delete'): Promise<DataRecord> {
-  const filter = { and: [{ field: 'id', op: 'eq' as const, value: id }, ...(r.scopeFilter() ? [r.scopeFilter()!] : [])] };
+  const filter = andFilters({ field: 'id', op: 'eq', value: id }, r.scopeFilter());
   const [previous] = await r.compiled.datasource.find(r.name, { filter, top: 1 }, r.tx);
   if (!previous) throw notFound(r, id);
   const scope = r.scopeFilter(undefined, op);
