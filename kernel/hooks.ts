@@ -5,7 +5,7 @@
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncWaterfallHook } from 'tapable';
 import type { Router } from 'express';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config/schema';
 import type { User } from './context';
 import type { HookContext, RecordChange } from './engine/types';
@@ -35,15 +35,29 @@ export function createHooks() {
     configure: new AsyncSeriesHook<[ResolvedConfig]>(['config'], 'configure'),
     /** Connect, sync, open resources. Runs in dependency order. */
     start: new AsyncSeriesHook<[]>([], 'start'),
-    /** Mount HTTP routes on the kernel's router. */
+    /**
+     * Mount HTTP routes that serve no data and need no identity (API documents, docs pages). They
+     * run before authentication and the `request` hook: no credentials asked, no rate limit.
+     */
+    publicRoutes: new AsyncSeriesHook<[Router]>(['router'], 'publicRoutes'),
+    /** Mount HTTP routes on the kernel's router; they run after authentication and the `request` hook. */
     routes: new AsyncSeriesHook<[Router]>(['router'], 'routes'),
     /** Everything started and listening. */
     ready: new AsyncSeriesHook<[]>([], 'ready'),
     /** While stopping, after HTTP has drained and before plugins' own stop() (which run in reverse order). Taps run in tap order. */
     stop: new AsyncSeriesHook<[]>([], 'stop'),
 
-    /** Identity: the first tap that returns a user wins; none means anonymous. */
+    /**
+     * Identity: the first tap that returns a user wins; none means anonymous. A tap throws
+     * UNAUTHORIZED for credentials that are present but wrong (or absent where required).
+     */
     authenticate: new AsyncSeriesBailHook<[Request], User | undefined>(['req'], 'authenticate'),
+    /**
+     * Every request to a non-public route, after `authenticate` (whether it succeeded or not:
+     * `req.objectql.user` is then undefined) and before the route. A tap may set headers or throw
+     * (rate limiting taps here); an authentication failure is sent after this hook has run.
+     */
+    request: new AsyncSeriesHook<[Request, Response]>(['req', 'res'], 'request'),
 
     beforeFind: dataHookMap('beforeFind'),
     afterFind: dataHookMap('afterFind'),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
-import type { RequestContext } from '../context';
+import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 
 declare global {
@@ -60,11 +60,22 @@ export class HttpHost {
       res.json({ name: 'objectql', routes: config.routes, capabilities: hooks.capabilities.call([]) });
     });
     app.use(express.json({ limit: config.limits.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] }));
-    app.use(async (req: Request, _res: Response, next: NextFunction) => {
+    const publicRouter = express.Router();
+    await hooks.publicRoutes.promise(publicRouter);
+    app.use(publicRouter);
+    app.use(async (req: Request, res: Response, next: NextFunction) => {
+      let user: User | undefined;
+      let failure: unknown;
       try {
-        const user = await hooks.authenticate.promise(req);
-        req.objectql = { user: user ?? undefined, requestId: String(req.id), logger: req.log };
-        next();
+        user = (await hooks.authenticate.promise(req)) ?? undefined;
+      } catch (err) {
+        failure = err;
+      }
+      req.objectql = { user, requestId: String(req.id), logger: req.log };
+      try {
+        // A failed authentication still counts against its caller's rate limit (and gets its headers).
+        await hooks.request.promise(req, res);
+        next(failure);
       } catch (err) {
         next(err);
       }

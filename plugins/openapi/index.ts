@@ -51,7 +51,7 @@ export default definePlugin((options: OpenApiOptions = {}) => {
         ...list,
         { plugin: 'openapi', protocol: 'openapi', version: OPENAPI_VERSION, routes: [`GET ${documentPath}`, `GET ${docsPath}`], document: documentPath, docs: docsPath },
       ]);
-      k.hooks.routes.tapPromise('openapi', async (router) => {
+      k.hooks.publicRoutes.tapPromise('openapi', async (router) => {
         router.get(documentPath, (req, res) => serveDocument(req, res, cache));
         const page = docsPage(settings.title, assetBase);
         router.get(docsPath, (_req, res) => {
