@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: real HTTP load (autocannon) on JSON-RPC list / get / count / expand / group-by /
- * create against each store (BENCH_STORES: memory, sqlite, postgres), each beside a bare node:http
- * baseline doing the same work by hand (plain arrays, or the equivalent prepared SQL) on the same
- * data, in the same run. Each server runs in a process of its own and is warmed up first. Reports
- * requests/s and p99 latency, and ObjectQL's throughput as a ratio of the baseline's.
+ * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / group-by / create,
+ * through ObjectQL's JSON-RPC and REST, against each store (BENCH_STORES: memory, sqlite,
+ * postgres), each beside a bare node:http baseline doing the same work by hand (plain arrays, or
+ * the equivalent prepared SQL) on the same data, in the same run. Each server runs in a process of
+ * its own and is warmed up first. Reports requests/s and p99 latency, and ObjectQL's throughput as a
+ * ratio of the baseline's; then pages through every row while sampling the server's memory.
  * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
  */
 import autocannon from 'autocannon';
@@ -11,7 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SCENARIOS, makeData } from './scenarios';
+import { pageThroughAll } from './paging';
+import { SCENARIOS, makeData, type HttpRequest } from './scenarios';
 import { seed } from './seed';
 import { resetStore, STORES, type Store } from './stores';
 
@@ -19,7 +21,14 @@ const ROWS = Number(process.env.ROWS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 
-async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise<{ url: string; child: ChildProcess }> {
+interface Server {
+  pid: number;
+  rpc: string;
+  rest: string;
+  child: ChildProcess;
+}
+
+async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise<Server> {
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'server.ts'), mode, store, String(ROWS)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = (await Promise.race([
     once(createInterface({ input: child.stdout! }), 'line'),
@@ -27,12 +36,47 @@ async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise
       throw new Error(`${mode} server (${store}) exited before listening`);
     }),
   ])) as [string];
-  return { url: line.trim(), child };
+  return { ...JSON.parse(line), child };
 }
 
-async function load(url: string, body: unknown, duration = SECONDS): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, method: 'POST', duration, connections: CONNECTIONS, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+interface Measure {
+  rps: number;
+  p99: number;
+  /** Failed requests, and the first failure's status and body. */
+  errors: number;
+  firstError?: string;
+}
+
+async function load(url: string, request: HttpRequest, duration = SECONDS): Promise<Measure> {
+  let firstError: string | undefined;
+  const result = await autocannon({
+    url,
+    duration,
+    connections: CONNECTIONS,
+    requests: [
+      {
+        method: request.method,
+        path: request.path,
+        headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        onResponse: (status: number, body: string) => {
+          if (status >= 300 && !firstError) firstError = `HTTP ${status} ${body.slice(0, 300)}`;
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, firstError };
+}
+
+/** Warm (a short unmeasured run), then measure. */
+async function measure(url: string, request: HttpRequest): Promise<Measure> {
+  await load(url, request, 1);
+  return load(url, request);
+}
+
+function origin(url: string): { base: string; prefix: string } {
+  const u = new URL(url);
+  return { base: u.origin, prefix: u.pathname.replace(/\/$/, '') };
 }
 
 async function benchStore(store: Store): Promise<void> {
@@ -46,18 +90,28 @@ async function benchStore(store: Store): Promise<void> {
   const objectql = await startServer('objectql', store);
   const baseline = await startServer('baseline', store);
   try {
-    console.log(`\n### ${store}: ObjectQL (JSON-RPC) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
-    console.log('| scenario | ObjectQL req/s | baseline req/s | ratio | ObjectQL p99 ms | baseline p99 ms |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
+    console.log('| scenario | JSON-RPC req/s | REST req/s | baseline req/s | JSON-RPC ratio | REST ratio | p99 ms JSON-RPC / REST / baseline |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    const rpc = origin(objectql.rpc);
+    const rest = origin(objectql.rest);
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
-      // A short unmeasured run first, so both are measured warm.
-      await load(objectql.url, body, 1);
-      await load(`${baseline.url}/${s.name}`, body, 1);
-      const o = await load(objectql.url, body);
-      const b = await load(`${baseline.url}/${s.name}`, body);
-      if (o.errors || b.errors) console.error(`${store} ${s.name}: ${o.errors} ObjectQL errors, ${b.errors} baseline errors`);
-      console.log(`| ${s.name} | ${o.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${(o.rps / b.rps).toFixed(2)} | ${o.p99} | ${b.p99} |`);
+      const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
+      const r = s.rest ? await measure(rest.base, { ...s.rest(data), path: rest.prefix + s.rest(data).path }) : undefined;
+      const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
+      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['baseline', b]] as const) {
+        if (m?.errors) console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
+      }
+      const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
+      console.log(`| ${s.name} | ${o.rps.toFixed(0)} | ${r ? r.rps.toFixed(0) : '—'} | ${b.rps.toFixed(0)} | ${ratio(o)} | ${ratio(r)} | ${o.p99} / ${r ? r.p99 : '—'} / ${b.p99} |`);
+    }
+    if (process.platform === 'linux') {
+      const p = await pageThroughAll(objectql.rpc, objectql.pid);
+      console.log(
+        `\nPaging through all ${p.rows} rows (${p.pages} pages of 1,000, keyset on id) took ${p.seconds.toFixed(1)} s; ` +
+          `ObjectQL's resident memory at 0/25/50/75/100% of the pages: ${p.rssAt.map((m) => m.toFixed(0)).join(' / ')} MiB (peak ${p.rssPeak.toFixed(0)} MiB).`,
+      );
     }
   } finally {
     objectql.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 /**
  * One benchmarked server in its own process, so that the load generator does not share its
- * event loop: `tsx bench/server.ts objectql|baseline <store> <rows>`. Prints its URL once listening.
+ * event loop: `tsx bench/server.ts objectql|baseline <store> <rows>`. Prints one JSON line once
+ * listening: its pid (tsx runs the script in a child process) and its JSON-RPC and REST base URLs.
  * SQL stores are seeded beforehand (bench/seed.ts); the memory ones fill themselves.
  */
 import { resolve } from 'node:path';
@@ -13,10 +14,10 @@ import { datasource, type Store } from './stores';
 async function main(mode: string, store: Store, rows: number) {
   if (mode === 'baseline') {
     const baseline = store === 'memory' ? await startBaseline(makeData(rows)) : await startSqlBaseline(store);
-    process.stdout.write(`${baseline.url}\n`);
+    process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: baseline.url, rest: baseline.url })}\n`);
     return;
   }
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) } });
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) }, plugins: { rpc: true, rest: true } });
   await kernel.start();
   if (store === 'memory') {
     const data = makeData(rows);
@@ -24,7 +25,8 @@ async function main(mode: string, store: Store, rows: number) {
     for (const c of data.categories) await ds.create('bench_category', c);
     for (const item of data.items) await ds.create('bench_item', item);
   }
-  process.stdout.write(`${kernel.http.url}${kernel.config.routes.rpc}\n`);
+  const { rpc, data } = kernel.config.routes;
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data })}\n`);
 }
 
 main(process.argv[2], process.argv[3] as Store, Number(process.argv[4])).catch((err) => {
