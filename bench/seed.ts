@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { createKernel } from '../kernel';
 import type { BenchData } from './scenarios';
-import { datasource, type Store } from './stores';
+import { datasource, PG_BENCH_URL, SQLITE_FILE, type Store } from './stores';
 
 const BATCH = 5000;
 
@@ -21,5 +21,29 @@ export async function seed(store: Store, data: BenchData): Promise<void> {
     }
   } finally {
     await kernel.stop();
+  }
+  await analyze(store);
+}
+
+/** Fresh statistics and visibility, as autovacuum would leave them some time after a bulk load. */
+async function analyze(store: Store): Promise<void> {
+  if (store === 'postgres') {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: PG_BENCH_URL });
+    await client.connect();
+    try {
+      await client.query('VACUUM ANALYZE');
+    } finally {
+      await client.end();
+    }
+  }
+  if (store === 'sqlite') {
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(SQLITE_FILE);
+    try {
+      db.exec('ANALYZE');
+    } finally {
+      db.close();
+    }
   }
 }

@@ -135,12 +135,14 @@ export function canonicalLike(pattern: string): string {
   return out;
 }
 
-/** ORDER BY terms; nulls first ascending, last descending, on every dialect. */
-export function orderSql(sort: SortKey[] | undefined, scope: ColumnScope, expressionOf: (field: string) => Frag | undefined = ident): Frag | undefined {
+const NO_COLUMNS: ReadonlySet<string> = new Set();
+
+/** ORDER BY terms; nulls first ascending, last descending, on every dialect. `notNull`: keys that never hold null. */
+export function orderSql(sort: SortKey[] | undefined, scope: ColumnScope, expressionOf: (field: string) => Frag | undefined = ident, notNull = NO_COLUMNS): Frag | undefined {
   const terms: Frag[] = [];
   for (const key of sort ?? []) {
     const expr = expressionOf(key.field);
-    if (expr) terms.push(scope.dialect.orderBy(expr, key.dir));
+    if (expr) terms.push(scope.dialect.orderBy(expr, key.dir, !notNull.has(key.field)));
   }
   return terms.length ? join(terms, ',') : undefined;
 }

@@ -26,10 +26,12 @@ function applyWhere(qb: Knex.QueryBuilder, info: TableInfo, dialect: SqlDialect,
   return where ? qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]) : qb;
 }
 
+const PRIMARY_KEY: ReadonlySet<string> = new Set(['id']);
+
 export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, query: Query): Promise<DbRecord[]> {
   if (query.top !== undefined && query.top <= 0) return [];
   let qb = applyWhere(db(info.table).select(projection(info, query.fields)), info, dialect, query.filter);
-  const order = orderSql(query.sort, columnScope(info, dialect), (f) => (info.families.has(f) ? ident(f) : undefined));
+  const order = orderSql(query.sort, columnScope(info, dialect), (f) => (info.families.has(f) ? ident(f) : undefined), PRIMARY_KEY);
   if (order) qb = qb.orderByRaw(order.sql, order.bindings as Knex.RawBinding[]);
   if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
   if (query.skip) qb = qb.offset(query.skip);

@@ -134,8 +134,11 @@ export abstract class SqlDialect {
 
   // ---- 5. sorting ---------------------------------------------------------------------------
 
-  /** An ORDER BY term: nulls first ascending, last descending (the default where nulls sort lowest). */
-  orderBy(expr: Frag, dir: SortDirection): Frag {
+  /**
+   * An ORDER BY term: nulls first ascending, last descending (the default where nulls sort
+   * lowest). `nullable` false: the column holds no nulls, whatever the clause.
+   */
+  orderBy(expr: Frag, dir: SortDirection, _nullable = true): Frag {
     return sql`${expr} ${frag(dir === 'desc' ? 'DESC' : 'ASC')}`;
   }
 

@@ -9,7 +9,10 @@
  * - dates come back as 'YYYY-MM-DD' strings and json / jsonb as text the driver parses (a JSON
  *   string value would otherwise be indistinguishable from JSON text): type parsers on this pool's
  *   clients only, never pg's global ones. timestamptz(3) comes back as Dates → toISOString().
- * - ORDER BY says NULLS FIRST / NULLS LAST: PostgreSQL sorts nulls as the largest values.
+ * - ORDER BY says NULLS FIRST / NULLS LAST: PostgreSQL sorts nulls as the largest values. B-tree
+ *   indexes are made ASC NULLS FIRST to match, so that they serve these sorts in both directions
+ *   (a default index serves neither); a column that is never null (id) sorts without the clause
+ *   so its primary key index serves it.
  */
 import type { Knex } from 'knex';
 import type { FieldDefinition, SortDirection } from '../../../kernel';
@@ -115,7 +118,8 @@ export class PostgresDialect extends SqlDialect {
     return sql`${ident(column)} = CAST('[]' AS jsonb)`;
   }
 
-  override orderBy(expr: Frag, dir: SortDirection): Frag {
+  override orderBy(expr: Frag, dir: SortDirection, nullable = true): Frag {
+    if (!nullable) return super.orderBy(expr, dir);
     return sql`${expr} ${frag(dir === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`;
   }
 
@@ -129,7 +133,8 @@ export class PostgresDialect extends SqlDialect {
     if (!unique && columns.length === 1 && columns[0].family === 'json') {
       return sql`CREATE INDEX ${ident(name)} ON ${ident(table)} USING GIN (${ident(columns[0].name)})`;
     }
-    return super.createIndexSql(table, name, columns, unique);
+    const list = frag(columns.map(() => '?? ASC NULLS FIRST').join(', '), columns.map((c) => c.name));
+    return sql`CREATE ${frag(unique ? 'UNIQUE INDEX' : 'INDEX')} ${ident(name)} ON ${ident(table)} (${list})`;
   }
 
   override valueTooLong(err: unknown): { column?: string } | undefined {
