@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { Query } from '../../kernel/drivers';
+import type { Query } from '../../kernel/query/ast';
 import type { SqlDatasource } from '../../drivers/sql';
 import { describeDialects, type DialectLabel, type Namespace } from './sql/helpers';
 import { field, objectDef } from './sql/objects';
