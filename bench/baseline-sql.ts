@@ -55,16 +55,18 @@ function body(req: IncomingMessage): Promise<{ args: unknown }> {
 
 export async function startSqlBaseline(store: Store): Promise<{ url: string; close(): Promise<void> }> {
   const db = await connect(store);
+  // The same order as ObjectQL's: nulls lowest (PostgreSQL's own default puts them highest).
+  const [asc, desc] = store === 'postgres' ? ['ASC NULLS FIRST', 'DESC NULLS LAST'] : ['ASC', 'DESC'];
   const count = async (where: string, params: unknown[]) => Number((await db.query(`SELECT COUNT(*) AS n FROM bench_item ${where}`, params))[0].n);
   const handlers: Record<string, (b: { args: unknown }) => Promise<unknown>> = {
     list: async () => ({
-      items: await db.query('SELECT * FROM bench_item WHERE status = ? AND amount > ? ORDER BY amount DESC LIMIT 20', ['open', 500]),
+      items: await db.query(`SELECT * FROM bench_item WHERE status = ? AND amount > ? ORDER BY amount ${desc} LIMIT 20`, ['open', 500]),
       meta: { total: await count('WHERE status = ? AND amount > ?', ['open', 500]) },
     }),
     get: async (b) => ({ ...(await db.query('SELECT * FROM bench_item WHERE id = ?', [b.args]))[0], '@type': 'bench_item' }),
     count: async () => ({ count: await count('WHERE status = ?', ['closed']), '@type': 'bench_item' }),
     expand: async () => {
-      const items = await db.query('SELECT * FROM bench_item ORDER BY name ASC LIMIT 50', []);
+      const items = await db.query(`SELECT * FROM bench_item ORDER BY name ${asc} LIMIT 50`, []);
       const ids = [...new Set(items.map((i) => i.category as string))];
       const cats = await db.query(`SELECT id, name FROM bench_category WHERE id IN (${ids.map(() => '?').join(',')})`, ids);
       const byId = new Map(cats.map((c) => [c.id, c]));

@@ -41,18 +41,20 @@ async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise
 
 interface Measure {
   rps: number;
+  /** Mean latency, ms. */
+  mean: number;
   p99: number;
   /** Failed requests, and the first failure's status and body. */
   errors: number;
   firstError?: string;
 }
 
-async function load(url: string, request: HttpRequest, duration = SECONDS): Promise<Measure> {
+async function load(url: string, request: HttpRequest, duration = SECONDS, connections = CONNECTIONS): Promise<Measure> {
   let firstError: string | undefined;
   const result = await autocannon({
     url,
     duration,
-    connections: CONNECTIONS,
+    connections,
     requests: [
       {
         method: request.method,
@@ -65,7 +67,7 @@ async function load(url: string, request: HttpRequest, duration = SECONDS): Prom
       },
     ],
   });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, firstError };
+  return { rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, firstError };
 }
 
 /** Warm (a short unmeasured run), then measure. */
@@ -106,10 +108,16 @@ async function benchStore(store: Store): Promise<void> {
       const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
       console.log(`| ${s.name} | ${o.rps.toFixed(0)} | ${r ? r.rps.toFixed(0) : '—'} | ${b.rps.toFixed(0)} | ${ratio(o)} | ${ratio(r)} | ${o.p99} / ${r ? r.p99 : '—'} / ${b.p99} |`);
     }
+    // Latency without queueing: one client alone, on the list (the page plus its total).
+    const list = SCENARIOS[0];
+    const alone = async (url: string, request: HttpRequest) => load(url, request, Math.min(SECONDS, 3), 1);
+    const o1 = await alone(rpc.base, { method: 'POST', path: rpc.prefix, body: list.rpc(data) });
+    const b1 = await alone(baseline.rpc, { method: 'POST', path: `/${list.name}`, body: list.rpc(data) });
+    console.log(`\nOne client alone, ${list.name}: JSON-RPC mean ${o1.mean.toFixed(1)} ms, p99 ${o1.p99} ms; baseline mean ${b1.mean.toFixed(1)} ms, p99 ${b1.p99} ms.`);
     if (process.platform === 'linux') {
       const p = await pageThroughAll(objectql.rpc, objectql.pid);
       console.log(
-        `\nPaging through all ${p.rows} rows (${p.pages} pages of 1,000, keyset on id) took ${p.seconds.toFixed(1)} s; ` +
+        `Paging through all ${p.rows} rows (${p.pages} pages of 1,000, keyset on id) took ${p.seconds.toFixed(1)} s; ` +
           `ObjectQL's resident memory at 0/25/50/75/100% of the pages: ${p.rssAt.map((m) => m.toFixed(0)).join(' / ')} MiB (peak ${p.rssPeak.toFixed(0)} MiB).`,
       );
     }
