@@ -4,7 +4,17 @@ import type { Logger } from 'pino';
 export interface User {
   id: string;
   roles: string[];
+  /**
+   * Set by an authentication plugin for a caller who presented no credential but is let in with
+   * roles of its own: that caller counts as anonymous everywhere (401 on denial, no $current_user).
+   */
+  anonymous?: boolean;
   [key: string]: unknown;
+}
+
+/** No user at all, or a user an authentication plugin marked `anonymous: true`. */
+export function isAnonymous(user: User | undefined): boolean {
+  return !user || user.anonymous === true;
 }
 
 /** Who asks and on which request; every engine call carries one. */

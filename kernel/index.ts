@@ -1,5 +1,5 @@
 /** The kernel's public face: what plugins, drivers and applications import. */
-export { Kernel, createKernel, type KernelServices } from './kernel';
+export { Kernel, createKernel, type KernelOptions, type KernelServices } from './kernel';
 export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from './plugin';
 export { PluginError } from './plugin-order';
 export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
@@ -7,7 +7,7 @@ export { HookError, type Capability, type DataHook, type DataHookName, type Kern
 export { HttpHost, sendError, toHttpError } from './http/host';
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';
 export { DEFAULT_ROUTES, type ObjectQLConfig, type ResolvedConfig } from './config/schema';
-export type { RequestContext, User } from './context';
+export { isAnonymous, type RequestContext, type User } from './context';
 export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, Transaction } from './drivers';
 export * from './query/ast';
 export { parseFilter, parseOperator, isFieldRef, OPERATOR_ALIASES, type FieldRef, type FilterLimits } from './query/parse-filter';

@@ -9,7 +9,7 @@ import type { DriverFactory } from './drivers';
 import { DataEngine } from './engine/engine';
 import { createHooks, type KernelHooks } from './hooks';
 import { HttpHost } from './http/host';
-import { createLogger, type Logger } from './logger';
+import { createLogger, type DestinationStream, type Logger } from './logger';
 import { MetadataRegistry } from './metadata/registry';
 import type { Plugin, PluginLike } from './plugin';
 import { orderPlugins, PluginError } from './plugin-order';
@@ -30,6 +30,12 @@ export interface KernelServices {
   http: HttpHost;
 }
 
+/** What a kernel is built with besides its config. */
+export interface KernelOptions {
+  /** Where log lines go (default stdout): a test or an application can capture them here. */
+  logDestination?: DestinationStream;
+}
+
 type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
 
 interface Registered {
@@ -47,11 +53,11 @@ export class Kernel {
   private started: Registered[] = [];
   private state: State = 'created';
 
-  constructor(config: ObjectQLConfig | ResolvedConfig = {}) {
+  constructor(config: ObjectQLConfig | ResolvedConfig = {}, options: KernelOptions = {}) {
     // Resolving is idempotent, so an already resolved config (from loadConfigFile) passes through.
     this.config = resolveConfig(config);
     this.hooks = createHooks();
-    this.logger = createLogger(this.config.logLevel);
+    this.logger = createLogger(this.config.logLevel, options.logDestination);
     this.container = createContainer<KernelServices>({ strict: true });
     this.container.register({
       config: asValue(this.config),
@@ -211,7 +217,7 @@ function describe(p: unknown): string {
 }
 
 /** Creates a kernel from a config object and registers the plugins that config names. */
-export async function createKernel(config: ObjectQLConfig | ResolvedConfig = {}): Promise<Kernel> {
-  const kernel = new Kernel(config);
+export async function createKernel(config: ObjectQLConfig | ResolvedConfig = {}, options: KernelOptions = {}): Promise<Kernel> {
+  const kernel = new Kernel(config, options);
   return kernel.useConfiguredPlugins();
 }

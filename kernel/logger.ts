@@ -1,10 +1,28 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    // Credentials never reach the log, whatever a plugin logs.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', '*.password', '*.token', '*.secret'], censor: '[redacted]' },
-  });
+/**
+ * Keys whose values never reach the log, at the top of a logged object or one or two levels down
+ * (`req.headers.authorization`, `user.password`, `err.token`): credentials in headers, and secrets
+ * in objects a plugin logs. Matching is by exact key.
+ */
+export const REDACTED_KEYS: readonly string[] = [
+  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key',
+  'password', 'passwd', 'secret', 'clientSecret', 'client_secret', 'token', 'accessToken', 'access_token',
+  'refreshToken', 'refresh_token', 'idToken', 'id_token', 'apiKey', 'api_key', 'keyHash', 'key_hash', 'sessionId', 'session_id',
+];
+
+export const REDACT_CENSOR = '[redacted]';
+
+/** The pino redaction paths of REDACTED_KEYS (a key with a '-' in brackets). */
+export function redactPaths(keys: readonly string[] = REDACTED_KEYS): string[] {
+  const at = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `["${k}"]`);
+  return keys.flatMap((k) => [at(k).replace(/^\./, ''), `*${at(k)}`, `*.*${at(k)}`]);
 }
-export type { Logger };
+
+/** The kernel's logger; `destination` (default stdout) lets a test or an application capture the lines. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  // Credentials never reach the log, whatever a plugin logs.
+  const options = { level, redact: { paths: redactPaths(), censor: REDACT_CENSOR } };
+  return destination ? pino(options, destination) : pino(options);
+}
+export type { DestinationStream, Logger };

@@ -13,6 +13,32 @@ export const DEFAULT_ROUTES = {
   files: '/api/files',
 } as const;
 
+// A browser origin: scheme://host[:port], no path; or '*' for any origin.
+const origin = z
+  .string()
+  .regex(/^(\*|[a-z][a-z0-9+.-]*:\/\/[^/\s]+)$/i, 'must be an origin such as "https://app.example.com" (scheme, host and port, no path) or "*"');
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a header name');
+
+const corsSchema = z.union([
+  z.boolean(),
+  z
+    .strictObject({
+      origin: z.union([origin, z.array(origin).min(1)]),
+      /** Let browsers send cookies and Authorization to this service from those origins. */
+      credentials: z.boolean().optional(),
+      /** Seconds a browser may cache a preflight answer. */
+      maxAge: z.number().int().min(0).optional(),
+      /** Response headers scripts may read, besides X-Request-Id, X-RateLimit-* and the other defaults. */
+      exposedHeaders: z.array(headerName).optional(),
+      /** Request headers allowed; default: whatever the preflight asks for. */
+      allowedHeaders: z.array(headerName).optional(),
+    })
+    .refine((c) => !(c.credentials && [c.origin].flat().includes('*')), {
+      message: "credentials need explicit origins: browsers refuse them with origin '*'",
+      path: ['credentials'],
+    }),
+]);
+
 export const configSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
   host: z.string().default('0.0.0.0'),
@@ -35,8 +61,16 @@ export const configSchema = z.strictObject({
       adminRoles: z.array(z.string()).default(['admin']),
       /** Honour the JSON-RPC body `user` field. Development and tests only. */
       allowBodyUser: z.boolean().default(false),
+      /** Cross-origin requests from browsers (docs/security.md): off, any origin (no credentials), or these origins. */
+      cors: corsSchema.default(false),
+      /** Security headers on every response (nosniff, frame denial, no referrer, a strict CSP ...). */
+      headers: z.boolean().default(true),
+      /** Strict-Transport-Security: only behind TLS. `true` = one year, with subdomains. */
+      hsts: z
+        .union([z.boolean(), z.strictObject({ maxAge: z.number().int().positive(), includeSubDomains: z.boolean().optional(), preload: z.boolean().optional() })])
+        .default(false),
     })
-    .default({ adminRoles: ['admin'], allowBodyUser: false }),
+    .prefault({}),
   limits: z
     .strictObject({
       defaultTop: z.number().int().positive().default(100),

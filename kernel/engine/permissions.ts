@@ -2,8 +2,11 @@
  * What one caller may do with one object: the object and operation levels, the field level and
  * the record level (record_filters). Deny by default once an object has a permission file; no
  * file means open to any caller the auth settings let in; admin roles bypass everything.
+ *
+ * A denial is FORBIDDEN (403) for an authenticated caller and UNAUTHORIZED (401) for an anonymous
+ * one: credentials were not insufficient, there were none, and authenticating may change the answer.
  */
-import type { User } from '../context';
+import { isAnonymous, type User } from '../context';
 import { ObjectQLError } from '../errors';
 import type { ObjectDefinition, PermissionEntry } from '../metadata/types';
 import type { Filter } from '../query/ast';
@@ -31,6 +34,8 @@ export interface Access {
    */
   scopes: Partial<Record<Operation, Filter>>;
   roles: string[];
+  /** No user, or one marked anonymous: a denial is UNAUTHORIZED rather than FORBIDDEN. */
+  anonymous: boolean;
 }
 
 /** Parsed permission entries of one object, computed once at start-up. */
@@ -51,13 +56,14 @@ export class ObjectPermissions {
     this.allFields = new Set(Object.keys(object.fields));
     this.writableFields = new Set(Object.values(object.fields).filter((f) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula').map((f) => f.name));
     this.relevantRoles = new Set([...this.entries.map(({ entry }) => entry.profile), ...adminRoles]);
-    this.unrestricted = { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles: [] };
+    this.unrestricted = { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles: [], anonymous: false };
   }
 
   /** Access of a caller with these roles (record scopes stay unresolved); `roles` is always the caller's own. */
   access(user: User | undefined, system = false): Access {
     const roles = user?.roles ?? [];
-    if (system || this.object.permissions === undefined) return { ...this.unrestricted, roles };
+    const anonymous = !system && isAnonymous(user);
+    if (system || this.object.permissions === undefined) return { ...this.unrestricted, roles, anonymous };
     const counted = [...new Set(roles.filter((r) => this.relevantRoles.has(r)))].sort();
     const key = JSON.stringify(counted);
     let access = this.cache.get(key);
@@ -65,7 +71,7 @@ export class ObjectPermissions {
       access = this.compute(counted);
       this.cache.set(key, access);
     }
-    return { ...access, roles };
+    return { ...access, roles, anonymous };
   }
 
   private compute(roles: string[]): Access {
@@ -88,15 +94,22 @@ export class ObjectPermissions {
       if (granting.length === 0 || granting.some(({ scope }) => scope === undefined)) continue;
       scopes[op] = granting.length === 1 ? granting[0].scope : { or: granting.map(({ scope: s }) => s!) };
     }
-    return { all: false, allowed, readable, editable, scopes, roles };
+    return { all: false, allowed, readable, editable, scopes, roles, anonymous: false };
   }
 }
 
+/** Object and operation level: may this caller `op` records of `object` at all? */
 export function assertAllowed(access: Access, op: Operation, object: string): void {
   if (access.allowed[op]) return;
-  throw new ObjectQLError('FORBIDDEN', `Not allowed to ${op} records of '${object}'`, {
-    required_permission: FLAG[op],
-    object,
-    user_roles: access.roles,
-  });
+  throw denied(access, `${op} records of '${object}'`, { required_permission: FLAG[op], object });
+}
+
+/**
+ * A permission denial: FORBIDDEN naming what was refused, or UNAUTHORIZED for an anonymous caller.
+ * `what` completes "Not allowed to ..."; details carry required_permission, and user_roles is added.
+ */
+export function denied(access: Pick<Access, 'roles' | 'anonymous'>, what: string, details: { required_permission: string } & Record<string, unknown>): ObjectQLError {
+  const withRoles = { ...details, user_roles: access.roles };
+  if (access.anonymous) return new ObjectQLError('UNAUTHORIZED', `Authentication required: anonymous callers may not ${what}`, withRoles);
+  return new ObjectQLError('FORBIDDEN', `Not allowed to ${what}`, withRoles);
 }

@@ -3,7 +3,7 @@
  * operations, expand and actions are in files of their own and take this repository as their
  * context.
  */
-import type { RequestContext } from '../context';
+import { isAnonymous, type RequestContext } from '../context';
 import type { Transaction } from '../drivers';
 import { ObjectQLError } from '../errors';
 import type { AggregateSpec, Filter } from '../query/ast';
@@ -59,8 +59,10 @@ export class ObjectRepository implements Repository {
   get tx(): Transaction | undefined {
     return this.unit.transactions.get(this.compiled.def.datasource);
   }
+  /** An anonymous caller has no $current_user, whatever id an authentication plugin gave it. */
   specials(): Specials {
-    return { user: this.request.user, now: new Date() };
+    const user = this.request.user;
+    return { user: isAnonymous(user) ? undefined : user, now: new Date() };
   }
   env(access = this.access): CheckEnv {
     return { object: this.compiled.def, readable: access.readable, specials: this.specials() };
@@ -137,12 +139,16 @@ export class ObjectRepository implements Repository {
   async count(options: CountOptions = {}): Promise<number> {
     const access = this.access;
     assertAllowed(access, 'read', this.name);
+    const env = this.env(access);
+    const check = (q: CountOptions) => {
+      const userFilter = andFilters(this.parseFilters(q.filters), q.filter);
+      return userFilter && checkFilter(userFilter, env);
+    };
+    // Field level before any hook runs, as for find; then again on what the hooks hand on.
+    const checked = check(options);
     const before = this.hookContext('beforeFind', 'count', { query: { filters: options.filters, filter: options.filter } });
     await this.runHooks(before);
-    const q = before.query ?? {};
-    const env = this.env(access);
-    const userFilter = andFilters(this.parseFilters(q.filters), q.filter);
-    const filter = andFilters(userFilter && checkFilter(userFilter, env), this.scopeFilter(access));
+    const filter = andFilters(this.hooksUsed() ? check(before.query ?? {}) : checked, this.scopeFilter(access));
     return this.compiled.datasource.count(this.name, filter, this.tx);
   }
 
@@ -161,9 +167,13 @@ export class ObjectRepository implements Repository {
     const before = this.hookContext('beforeFind', operation, { query: { ...options } });
     await this.runHooks(before);
     // Hooks may have changed the query: check again what they hand on (cheap: no I/O).
-    return before.query === undefined || !this.engine.deps.hooks.beforeFind.get(this.name)?.isUsed() && !this.engine.deps.hooks.beforeFind.get('*')?.isUsed()
-      ? checked
-      : this.checkQuery(before.query, access, internal);
+    return before.query === undefined || !this.hooksUsed() ? checked : this.checkQuery(before.query, access, internal);
+  }
+
+  /** Whether a beforeFind hook may have changed the query. */
+  private hooksUsed(): boolean {
+    const hooks = this.engine.deps.hooks.beforeFind;
+    return Boolean(hooks.get(this.name)?.isUsed() || hooks.get('*')?.isUsed());
   }
 
   private checkQuery(options: FindOptions, access: Access, internal: InternalFind): CheckedQuery {

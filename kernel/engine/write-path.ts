@@ -8,7 +8,7 @@ import { ObjectQLError, validationError } from '../errors';
 import { andFilters } from '../query/ast';
 import { evaluateFilter } from '../query/evaluate';
 import { applyDefaults, checkRecordValues } from './field-values';
-import { assertAllowed, type Access } from './permissions';
+import { assertAllowed, denied, type Access } from './permissions';
 import type { ObjectRepository } from './repository';
 import type { DataRecord } from './types';
 import type { UnitOfWork } from './unit-of-work';
@@ -59,7 +59,8 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     const merged = { ...previous, ...clean };
     await checkFinalRecord(r, merged, changed, 'update', previous);
 
-    const stamp = { updated_at: r.specials().now.toISOString(), updated_by: r.request.user?.id ?? null };
+    const specials = r.specials();
+    const stamp = { updated_at: specials.now.toISOString(), updated_by: specials.user?.id ?? null };
     const stored = await r.compiled.datasource.update(r.name, id, { ...clean, ...stamp }, r.tx);
     if (!stored) throw notFound(r, id);
     const result: DataRecord = { id };
@@ -140,9 +141,7 @@ async function loadForWrite(r: ObjectRepository, id: string, op: 'edit' | 'delet
   if (!previous) throw notFound(r, id);
   const scope = r.scopeFilter(undefined, op);
   if (scope && !evaluateFilter(scope, previous)) {
-    throw new ObjectQLError('FORBIDDEN', `Not allowed to ${op} record '${id}' of '${r.name}'`, {
-      required_permission: 'record_filters', user_roles: r.access.roles,
-    });
+    throw denied(r.access, `${op} record '${id}' of '${r.name}'`, { required_permission: 'record_filters', object: r.name });
   }
   return previous;
 }
@@ -155,9 +154,7 @@ async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed
   await checkUniqueFields(r, record, changed);
   const scope = r.scopeFilter(undefined, mode === 'create' ? 'create' : 'edit');
   if (scope && !evaluateFilter(scope, record)) {
-    throw new ObjectQLError('FORBIDDEN', `The ${mode === 'create' ? 'new' : 'changed'} record would be outside the records you may access on '${r.name}'`, {
-      required_permission: 'record_filters', user_roles: r.access.roles,
-    });
+    throw denied(r.access, `${mode === 'create' ? 'create' : 'change'} a record of '${r.name}' outside the caller's record scope`, { required_permission: 'record_filters', object: r.name });
   }
 }
 
@@ -180,7 +177,11 @@ function checkValues(r: ObjectRepository, input: DataRecord, data: DataRecord, m
   return { data: { ...checked.data, ...fromHooks }, errors: checked.errors };
 }
 
-/** Field-level permission on what the caller sends. A hidden field reads as unknown; a visible read-only one is forbidden. */
+/**
+ * Field-level permission on what the caller sends, before any hook or record is touched. A field
+ * the caller may not read is reported exactly as a field that does not exist ('unknown field'),
+ * at the same step, so no answer tells them apart; a visible field they may not edit is forbidden.
+ */
 export function assertWritable(repo: ObjectRepository, data: DataRecord, access: Access, mode: 'create' | 'update'): void {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new ObjectQLError('INVALID_REQUEST', `Data for '${repo.name}' must be an object of field values`);
@@ -189,11 +190,13 @@ export function assertWritable(repo: ObjectRepository, data: DataRecord, access:
   const fields = repo.compiled.def.fields;
   const unknown: Record<string, string> = {};
   for (const key of Object.keys(data)) {
-    // Unknown fields and fields nobody may write (system, readonly, generated) are reported by value validation.
-    if (!fields[key] || fields[key].system || fields[key].readonly || fields[key].type === 'auto_number' || fields[key].type === 'formula') continue;
-    if (!access.readable.has(key)) unknown[key] = 'unknown field';
+    const field = Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined;
+    // defineProperty: an own '__proto__' key of parsed JSON is reported like any other name.
+    if (!field || !access.readable.has(key)) Object.defineProperty(unknown, key, { value: 'unknown field', enumerable: true, writable: true, configurable: true });
+    // Fields nobody may write (system, readonly, generated) are reported by value validation.
+    else if (field.system || field.readonly || field.type === 'auto_number' || field.type === 'formula') continue;
     else if (!access.editable.has(key)) {
-      throw new ObjectQLError('FORBIDDEN', `Not allowed to ${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, { field: key, required_permission: 'allow_edit', user_roles: access.roles });
+      throw denied(access, `${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, { required_permission: 'allow_edit', object: repo.name, field: key });
     }
   }
   throwIfInvalid(repo, unknown);

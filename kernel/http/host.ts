@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
+import { securityMiddleware, withoutCredentials } from './security';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -53,6 +54,8 @@ export class HttpHost {
     app.set('etag', false);
     app.set('trust proxy', false);
     app.use(requestLogging(logger));
+    // Before everything else: every response gets the headers, and CORS preflights need no credentials.
+    for (const middleware of securityMiddleware(config.security)) app.use(middleware);
     app.get('/health', (_req, res) => {
       res.status(this.draining ? 503 : 200).json({ status: this.draining ? 'stopping' : 'ok' });
     });
@@ -145,7 +148,9 @@ export function sendError(req: Request, res: Response, err: unknown): void {
     res.end();
     return;
   }
-  res.status(error.status).json(error.toBody());
+  // RFC 9110: a 401 names the scheme to authenticate with (an auth plugin may have set a more precise one).
+  if (error.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(error.status).json(withoutCredentials(error.toBody(), req));
 }
 
 /** Maps body-parser and other framework errors onto the spec's codes. */

@@ -1,6 +1,6 @@
 /** Starts a real kernel on an ephemeral port and talks to it over real HTTP. */
 import { resolve } from 'node:path';
-import { createKernel, type Kernel, type ObjectQLConfig } from '../../kernel';
+import { createKernel, type Kernel, type KernelOptions, type ObjectQLConfig, type Plugin } from '../../kernel';
 
 export const SAMPLE_METADATA = resolve(__dirname, '../../metadata');
 
@@ -8,7 +8,7 @@ export interface TestServer {
   kernel: Kernel;
   url: string;
   /** POST to the JSON-RPC route; returns status and parsed body. */
-  rpc(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  rpc(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   /** Any request; a non-string body is sent as JSON. */
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
@@ -20,11 +20,18 @@ export interface StartOptions {
    * body user, such as REST); a header that is absent means anonymous.
    */
   identityFromHeader?: boolean;
+  /** Plugins of the test itself, registered before start. */
+  use?: Plugin[];
+  /** Where the kernel's log lines go (set logLevel in the config: test servers are silent by default). */
+  logDestination?: KernelOptions['logDestination'];
 }
 
 export async function startServer(config: ObjectQLConfig = {}, options: StartOptions = {}): Promise<TestServer> {
   // Each test server gets its own store: the memory driver unless the test names datasources.
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, ...config });
+  const kernel = await createKernel(
+    { port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, ...config },
+    { logDestination: options.logDestination },
+  );
   if (options.identityFromHeader) {
     kernel.use({
       name: 'test-identity',
@@ -36,6 +43,7 @@ export async function startServer(config: ObjectQLConfig = {}, options: StartOpt
       },
     });
   }
+  for (const plugin of options.use ?? []) kernel.use(plugin);
   await kernel.start();
   const url = kernel.http.url;
   const request: TestServer['request'] = async (method, path, body, headers = {}) => {

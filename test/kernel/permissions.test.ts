@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, USERS, type TestServer } from '../helpers/server';
 
-type User = { id: string; roles: string[] };
+type User = { id: string; roles: string[]; anonymous?: boolean };
 
 describe('permissions (sample app, JSON-RPC)', () => {
   let server: TestServer;
@@ -295,6 +295,33 @@ describe('permissions (sample app, JSON-RPC)', () => {
     });
   });
 
+  describe('a caller an authentication plugin marks anonymous', () => {
+    // The auth plugin's `anonymous: {roles}` option lets callers without credentials in as
+    // {id: 'anonymous', roles, anonymous: true}: they get those roles' rights, but stay anonymous.
+    it('gets the rights of its roles, and 401 (not 403) where those end', async () => {
+      const guest = { id: 'anonymous', roles: ['viewer'], anonymous: true };
+      const read = await call(guest, 'count', 'project', {});
+      expect(read.body.count).to.be.at.least(3);
+      const edit = await call(guest, 'update', 'project', { id: 'prj-apollo', data: { priority: 'low' } });
+      expect(edit.status, JSON.stringify(edit.body)).to.equal(401);
+      expect(edit.body.error).to.deep.include({ code: 'UNAUTHORIZED' });
+      expect(edit.body.error.details).to.deep.equal({ required_permission: 'allow_edit', object: 'project', user_roles: ['viewer'] });
+      const noRole = await call({ id: 'anonymous', roles: [], anonymous: true }, 'find', 'task', {});
+      expect(noRole.status).to.equal(401);
+    });
+
+    it('has no $current_user, whatever id it carries', async () => {
+      const fake = { id: 'alice', roles: ['member'], anonymous: true };
+      const found = await call(fake, 'find', 'project', { fields: ['owner'] });
+      expect(found.status).to.equal(200);
+      expect(found.body.items).to.deep.equal([]);
+      const created = await call(fake, 'create', 'project', { name: 'Anonymous project', owner: 'alice' });
+      expect(created.status, JSON.stringify(created.body)).to.equal(401);
+      expect(created.body.error.details.required_permission).to.equal('record_filters');
+      expect((await call(admin, 'count', 'project', { filters: [['name', '=', 'Anonymous project']] })).body.count).to.equal(0);
+    });
+  });
+
   describe('with allowBodyUser off (the default)', () => {
     let strict: TestServer;
     before(async () => {
@@ -304,10 +331,12 @@ describe('permissions (sample app, JSON-RPC)', () => {
       await strict?.stop();
     });
 
-    it('ignores the body user: the request is anonymous', async () => {
+    it('ignores the body user: the request is anonymous (401, authenticate and retry)', async () => {
       for (const user of [admin, carol]) {
         const res = await strict.rpc({ op: 'find', object: 'project', args: {}, user });
-        expectForbidden(res, 'allow_read', []);
+        expect(res.status, JSON.stringify(res.body)).to.equal(401);
+        expect(res.body.error.code).to.equal('UNAUTHORIZED');
+        expect(res.body.error.details).to.deep.include({ required_permission: 'allow_read', user_roles: [] });
       }
       const open = await strict.rpc({ op: 'count', object: 'account', args: {}, user: admin });
       expect(open.body.count).to.equal(3);
