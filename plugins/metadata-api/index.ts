@@ -4,7 +4,7 @@
  * `/:type` and `/:type/:id`. Thin HTTP binding; what each route answers is in mapping.ts.
  */
 import type { Request, RequestHandler } from 'express';
-import { definePlugin, ObjectQLError, sendError, type Kernel, type ObjectDefinition } from '../../kernel';
+import { definePlugin, isAnonymous, ObjectQLError, sendError, type Kernel, type ObjectDefinition } from '../../kernel';
 import { getEntry, getField, getObject, listActions, listEntries, listObjects, refuseWrite, requireAdmin, updateObjectInfo, type Viewer } from './mapping';
 import { addMetadataPaths } from './openapi';
 
@@ -17,7 +17,7 @@ export default definePlugin(() => {
     const adminRoles = kernel.config.security.adminRoles;
     return {
       user,
-      admin: !!user && (user.roles ?? []).some((r) => adminRoles.includes(r)),
+      admin: !isAnonymous(user) && (user?.roles ?? []).some((r) => adminRoles.includes(r)),
       readable(def: ObjectDefinition) {
         const access = kernel.engine.object(def.name).permissions.access(user);
         return access.allowed.read ? access.readable : undefined;

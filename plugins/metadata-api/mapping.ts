@@ -3,7 +3,7 @@
  * that decide what a caller may see or change. Pure: no HTTP here; index.ts binds each operation
  * to a route, and builds the Viewer from the request's identity and the engine's permissions.
  */
-import { ObjectQLError, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
+import { isAnonymous, ObjectQLError, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
 import { describeActions, describeField, describeObject, summariseObject, visibleFields, type ActionDescriptor, type FieldDescriptor, type ObjectDescriptor, type ObjectSummary } from './describe';
 
 /** What the mapping reads from (and, for the PUT, writes to) the registry. */
@@ -34,12 +34,12 @@ export interface EntryList {
   items: Array<{ id: string; content: unknown }>;
 }
 
-/** 401 without identity, 403 for anyone without an admin role. */
+/** 401 without identity (or an anonymous one), 403 for anyone without an admin role. */
 export function requireAdmin(viewer: Viewer, what: string): void {
-  if (!viewer.user) throw new ObjectQLError('UNAUTHORIZED', `${what} requires an authenticated admin`);
-  if (!viewer.admin) {
-    throw new ObjectQLError('FORBIDDEN', `${what} is reserved to admins`, { required_permission: 'admin', user_roles: viewer.user.roles });
-  }
+  const user = viewer.user;
+  const details = { required_permission: 'admin', user_roles: user?.roles ?? [] };
+  if (!user || isAnonymous(user)) throw new ObjectQLError('UNAUTHORIZED', `${what} requires an authenticated admin`, details);
+  if (!viewer.admin) throw new ObjectQLError('FORBIDDEN', `${what} is reserved to admins`, details);
 }
 
 /** An object the caller may read, with its readable fields; unknown and hidden objects are the same 404. */

@@ -1,5 +1,5 @@
 /** The JSON-RPC protocol: `POST {routes.rpc}` with {op, object, args}. */
-import { definePlugin, ObjectQLError, sendError, type Kernel } from '../../kernel';
+import { definePlugin, isAnonymous, ObjectQLError, sendError, type Kernel } from '../../kernel';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 import { addRpcPaths } from './openapi';
 
@@ -21,7 +21,7 @@ export default definePlugin(() => {
             }
             const request = parseRpcRequest(req.body);
             const ctx = { ...kernel.http.context(req) };
-            if (request.user && !ctx.user) {
+            if (request.user && isAnonymous(ctx.user)) {
               if (kernel.config.security.allowBodyUser) ctx.user = request.user;
               else req.log.warn('JSON-RPC body user ignored: security.allowBodyUser is off');
             }

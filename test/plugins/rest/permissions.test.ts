@@ -109,10 +109,10 @@ describe('REST permissions', () => {
   });
 
   describe('anonymous callers and admins', () => {
-    it('an anonymous caller may read an object without a permission file, not one with', async () => {
+    it('an anonymous caller may read an object without a permission file, not one with (401: authenticate and retry)', async () => {
       expect(ok(await list(s, 'account', { sort: 'id', fields: 'name' }, null)).items[0]).to.deep.equal({ id: 'acc-acme', name: 'Acme Corporation' });
-      expectError(await list(s, 'project', {}, null), 403, 'FORBIDDEN', 'project');
-      expectError(await rest(s, 'GET', '/project/prj-apollo', undefined, null), 403, 'FORBIDDEN', 'project');
+      expectError(await list(s, 'project', {}, null), 401, 'UNAUTHORIZED', 'project');
+      expectError(await rest(s, 'GET', '/project/prj-apollo', undefined, null), 401, 'UNAUTHORIZED', 'project');
     });
 
     it('an admin bypasses every check', async () => {

@@ -1,0 +1,297 @@
+/**
+ * The data side of the matrix: each cell of table.ts (user × object) becomes reads (list, get by
+ * id, count, aggregate, filters reaching out of scope), hidden-field probes (filter, sort, select,
+ * group, aggregate: each answered as for a field that does not exist), expands, and writes
+ * (create, update, delete, bulk, hidden and read-only fields, records in and out of scope). Every
+ * write starts from the seeded store and puts it back; a denied one must change nothing.
+ */
+import { expect } from 'chai';
+import { expectDenied, expectNoHidden, expectNotFound, expectOk, expectSameAs, projection, sortedIds } from './checks';
+import type { Condition, DataOps, ListQuery, Outcome, Rec } from './protocol';
+import type { MatrixServer } from './server';
+import { cell, EXPLICIT, NO_SUCH_FIELD, NO_SUCH_ID, OBJECTS, PROBES, RECORDS, WRITES, type ExplicitCase, type ObjectName } from './table';
+import { MATRIX_USERS, USER_NAMES, type MatrixUser, type UserName } from './users';
+
+interface Ctx {
+  env: MatrixServer;
+  ops: DataOps;
+  u: MatrixUser;
+  user: UserName;
+  object: ObjectName;
+}
+
+export function dataCases(env: MatrixServer, ops: DataOps): void {
+  for (const object of OBJECTS) {
+    describe(object, () => {
+      for (const user of USER_NAMES) {
+        const ctx: Ctx = { env, ops, u: MATRIX_USERS[user], user, object };
+        const c = cell(object, user);
+        it(`${user}: list, get, count, aggregate (${c.ops.includes('R') ? `${c.ids.length} of ${RECORDS[object].length}` : 'denied'})`, () => reads(ctx));
+        if (c.hidden.length) it(`${user}: hidden ${c.hidden.join(', ')} read as unknown`, () => hiddenReads(ctx));
+        if (c.ops.includes('R')) it(`${user}: expand`, () => expands(ctx));
+        it(`${user}: writes (${c.ops.replace('R', '') || 'none'})`, () => writes(ctx));
+      }
+    });
+  }
+  describe('cases the grid cannot express', () => {
+    for (const x of EXPLICIT) {
+      if (x.run.op === 'action' && !ops.action) continue;
+      it(`${x.user} · ${x.object}: ${x.title}`, () => explicit(env, ops, x));
+    }
+  });
+}
+
+const readableFields = (env: MatrixServer, object: ObjectName, user: UserName) => env.fields(object).filter((f) => !cell(object, user).hidden.includes(f));
+
+async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
+  const c = cell(object, user);
+  const truth = await env.truth(object);
+  const readable = readableFields(env, object, user);
+  const canRead = c.ops.includes('R');
+  const outside = RECORDS[object].filter((id) => !c.ids.includes(id));
+
+  const list = await ops.list(u, object, { sort: [['id', 'asc']], top: 1000 });
+  if (!canRead) expectDenied(list, u, 'allow_read', 'list');
+  else {
+    expectOk(list, 'list');
+    expect(sortedIds(list.items), 'list: the records seen').to.deep.equal([...c.ids].sort());
+    if (list.total !== undefined) expect(list.total, 'list: the total').to.equal(c.ids.length);
+    for (const item of list.items!) expect(item, `list: ${item.id}`).to.deep.equal(projection(truth.get(item.id)!, readable));
+  }
+
+  const missing = await ops.get(u, object, NO_SUCH_ID);
+  for (const id of RECORDS[object]) {
+    const got = await ops.get(u, object, id);
+    if (!canRead) expectDenied(got, u, 'allow_read', `get ${id}`);
+    else if (c.ids.includes(id)) {
+      expectOk(got, `get ${id}`);
+      expect(got.record, `get ${id}`).to.deep.equal(projection(truth.get(id)!, readable));
+    } else expectNotFound(got, missing, id, NO_SUCH_ID, `get ${id} (out of scope)`);
+  }
+
+  const count = await ops.count(u, object);
+  if (!canRead) expectDenied(count, u, 'allow_read', 'count');
+  else expect(count.count, `count: ${JSON.stringify(count.raw)}`).to.equal(c.ids.length);
+
+  if (ops.aggregate) {
+    const agg = await ops.aggregate(u, object, { aggregate: [{ func: 'count', alias: 'n' }] });
+    if (!canRead) expectDenied(agg, u, 'allow_read', 'aggregate');
+    else expect(agg.items, `aggregate: ${JSON.stringify(agg.raw)}`).to.deep.equal([{ n: c.ids.length }]);
+  }
+
+  // Filters reaching for records out of scope find nothing, by id or by any other field.
+  if (!canRead) return;
+  const page = await ops.list(u, object, { sort: [['id', 'desc']], top: 1 });
+  expect(sortedIds(page.items), 'a page of one').to.deep.equal([[...c.ids].sort().reverse()[0]]);
+  if (page.total !== undefined) expect(page.total, 'a page of one: the total').to.equal(c.ids.length);
+  const probes: Condition[][] = [...(outside.length ? [[['id', 'in', outside] as Condition]] : []), ...(PROBES[object]?.[user] ? [PROBES[object]![user]!] : [])];
+  for (const filters of probes) {
+    const found = await ops.list(u, object, { filters });
+    expectOk(found, `list ${JSON.stringify(filters)}`);
+    expect(found.items, `list ${JSON.stringify(filters)}`).to.deep.equal([]);
+    expect((await ops.count(u, object, filters)).count, `count ${JSON.stringify(filters)}`).to.equal(0);
+    if (ops.aggregate) {
+      const groups = await ops.aggregate(u, object, { groupBy: ['id'], aggregate: [{ func: 'count', alias: 'n' }], filters });
+      expect(groups.items, `groups ${JSON.stringify(filters)}`).to.deep.equal([]);
+    }
+  }
+}
+
+/** Every read naming a hidden field is answered exactly as the same read naming a field that does not exist. */
+async function hiddenReads({ ops, u, user, object }: Ctx): Promise<void> {
+  const c = cell(object, user);
+  const visible = c.ids[0];
+  for (const h of c.hidden) {
+    const value = WRITES[object].values[h] ?? 'x';
+    const same = async (what: string, run: (field: string) => Promise<Outcome>) => expectSameAs(await run(h), await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, `${what} by hidden '${h}'`);
+    await same('filter', (f) => ops.list(u, object, { filters: [[f, '=', value]] }));
+    await same('filter (not equal)', (f) => ops.list(u, object, { filters: [[f, '!=', value]] }));
+    await same('sort', (f) => ops.list(u, object, { sort: [[f, 'desc']] }));
+    await same('select', (f) => ops.list(u, object, { fields: ['id', f] }));
+    await same('count', (f) => ops.count(u, object, [[f, '!=', value]]));
+    if (visible) await same('get with fields', (f) => ops.get(u, object, visible, { fields: [f] }));
+    if (ops.aggregate) {
+      await same('group', (f) => ops.aggregate!(u, object, { groupBy: [f], aggregate: [{ func: 'count', alias: 'n' }] }));
+      await same('aggregate', (f) => ops.aggregate!(u, object, { aggregate: [{ func: 'max', field: f, alias: 'm' }] }));
+    }
+  }
+}
+
+/** Each relation expands to the related record as the user may see it, or null out of scope; a target the user may not read is denied. */
+async function expands({ env, ops, u, user, object }: Ctx): Promise<void> {
+  const truth = await env.truth(object);
+  for (const { field, target } of env.relations(object)) {
+    const t = cell(target as ObjectName, user);
+    const res = await ops.list(u, object, { sort: [['id', 'asc']], top: 1000, expand: { [field]: {} } });
+    if (!t.ops.includes('R')) {
+      expectDenied(res, u, 'allow_read', `expand ${field} into ${target}`);
+      expect(res.error?.details?.object, 'the object denied').to.equal(target);
+      continue;
+    }
+    expectOk(res, `expand ${field}`);
+    const targets = await env.truth(target);
+    const readable = readableFields(env, target as ObjectName, user);
+    for (const item of res.items!) {
+      const ref = truth.get(item.id)![field] as string | null;
+      const expected = ref && t.ids.includes(ref) ? projection(targets.get(ref)!, readable) : null;
+      expect(item[field], `expand ${item.id}.${field} → ${ref}`).to.deep.equal(expected);
+    }
+    for (const h of t.hidden) {
+      const value = WRITES[target as ObjectName].values[h] ?? 'x';
+      const probes: Array<[string, (f: string) => ListQuery['expand']]> = [
+        ['selecting', (f) => ({ [field]: { fields: [f] } })],
+        ['filtering by', (f) => ({ [field]: { filters: [[f, '=', value]] } })],
+        ['sorting by', (f) => ({ [field]: { sort: [[f, 'asc']] } })],
+      ];
+      for (const [what, expand] of probes) {
+        const run = (f: string) => ops.list(u, object, { expand: expand(f) });
+        expectSameAs(await run(h), await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, `expand ${field} ${what} hidden '${h}'`);
+      }
+    }
+  }
+}
+
+async function writes(ctx: Ctx): Promise<void> {
+  const { env, ops, u, user, object } = ctx;
+  const c = cell(object, user);
+  const w = WRITES[object];
+  const can = (op: string) => c.ops.includes(op);
+  const newRecord = () => w.create(u.user ?? {}, (o) => cell(o, user).ids);
+  const target = c.writeIds[0] ?? RECORDS[object][0];
+  const visibleOnly = c.ids.find((id) => !c.writeIds.includes(id));
+  const outside = RECORDS[object].find((id) => !c.ids.includes(id));
+
+  /** Runs one write from the seeded store, checks it, and puts the store back. */
+  const step = async (what: string, run: () => Promise<Outcome>, check: (o: Outcome) => Promise<void> | void) => {
+    const before = await env.capture();
+    const o = await run();
+    try {
+      await check(o);
+      if (o.status >= 400) await env.expectUnchanged(before, what);
+    } finally {
+      await env.reset();
+    }
+  };
+  const denied = (permission: string, what: string) => (o: Outcome) => expectDenied(o, u, permission, what);
+  const notFound = (what: string, probe: () => Promise<Outcome>, id: string) => async (o: Outcome) => expectNotFound(o, await probe(), id, NO_SUCH_ID, what);
+
+  await step('create', () => ops.create(u, object, newRecord()), async (o) => {
+    if (!can('C')) return expectDenied(o, u, 'allow_create', 'create');
+    expectOk(o, 'create');
+    expectNoHidden(o.record, c.hidden, 'create');
+    expect((await env.truth(object)).has(o.record!.id), 'created record stored').to.equal(true);
+  });
+
+  if (ops.createMany) {
+    await step('createMany', () => ops.createMany!(u, object, [newRecord()]), (o) => {
+      if (!can('C')) return expectDenied(o, u, 'allow_create', 'createMany');
+      expectOk(o, 'createMany');
+      expect(o.items, `createMany: ${JSON.stringify(o.raw)}`).to.have.length(1);
+      expectNoHidden(o.items![0], c.hidden, 'createMany');
+    });
+  }
+
+  await step(`update ${target}`, () => ops.update(u, object, target, w.update), async (o) => {
+    if (!can('U')) return expectDenied(o, u, 'allow_edit', 'update');
+    expectOk(o, `update ${target}`);
+    expectNoHidden(o.record, c.hidden, 'update');
+    expect((await env.truth(object)).get(target), 'stored').to.deep.include(w.update);
+  });
+  if (visibleOnly) {
+    await step(`update ${visibleOnly} (visible, not writable)`, () => ops.update(u, object, visibleOnly, w.update), denied(can('U') ? 'record_filters' : 'allow_edit', 'update visible'));
+  }
+  if (outside) {
+    const run = (id: string) => () => ops.update(u, object, id, w.update);
+    await step(`update ${outside} (out of scope)`, run(outside), can('U') ? notFound('update out of scope', run(NO_SUCH_ID), outside) : denied('allow_edit', 'update out of scope'));
+  }
+
+  await step(`delete ${target}`, () => ops.delete(u, object, target), async (o) => {
+    if (!can('D')) return expectDenied(o, u, 'allow_delete', 'delete');
+    expectOk(o, `delete ${target}`);
+    expect((await env.truth(object)).has(target), 'deleted').to.equal(false);
+  });
+  if (visibleOnly) {
+    await step(`delete ${visibleOnly} (visible, not writable)`, () => ops.delete(u, object, visibleOnly), denied(can('D') ? 'record_filters' : 'allow_delete', 'delete visible'));
+  }
+  if (outside) {
+    const run = (id: string) => () => ops.delete(u, object, id);
+    await step(`delete ${outside} (out of scope)`, run(outside), can('D') ? notFound('delete out of scope', run(NO_SUCH_ID), outside) : denied('allow_delete', 'delete out of scope'));
+  }
+
+  // A hidden field is written as a field that does not exist (whether the record is in scope or not);
+  // a visible read-only field is FORBIDDEN naming it.
+  for (const h of c.hidden) {
+    const value = w.values[h];
+    const same = (what: string, run: (f: string) => Promise<Outcome>) => step(what, () => run(h), async (o) => expectSameAs(o, await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, what));
+    if (can('C')) await same(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }));
+    if (can('U')) await same(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }));
+    if (can('U') && outside) await same(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }));
+    if (can('U') && ops.updateMany) await same(`updateMany filtered by hidden '${h}'`, (f) => ops.updateMany!(u, object, { [f]: value }, w.update));
+    if (can('D') && ops.deleteMany) await same(`deleteMany filtered by hidden '${h}'`, (f) => ops.deleteMany!(u, object, { [f]: value }));
+  }
+  for (const r of c.readonly) {
+    const value = w.values[r];
+    const check = (what: string) => (o: Outcome) => {
+      expectDenied(o, u, 'allow_edit', what);
+      expect(o.error?.details?.field, what).to.equal(r);
+    };
+    if (can('C')) await step(`create with read-only '${r}'`, () => ops.create(u, object, { ...newRecord(), [r]: value }), check(`create with '${r}'`));
+    if (can('U')) await step(`update read-only '${r}'`, () => ops.update(u, object, target, { [r]: value }), check(`update '${r}'`));
+  }
+
+  if (ops.updateMany) {
+    await step('updateMany {}', () => ops.updateMany!(u, object, {}, w.update), async (o) => {
+      if (!can('U')) return expectDenied(o, u, 'allow_edit', 'updateMany');
+      expect(o.count, `updateMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
+      const stored = await env.truth(object);
+      const changed = RECORDS[object].filter((id) => Object.entries(w.update).every(([k, v]) => stored.get(id)?.[k] === v));
+      expect(changed.sort(), 'updateMany changed exactly the records in scope').to.deep.equal([...c.writeIds].sort());
+    });
+  }
+  if (ops.deleteMany) {
+    await step('deleteMany {}', () => ops.deleteMany!(u, object, {}), async (o) => {
+      if (!can('D')) return expectDenied(o, u, 'allow_delete', 'deleteMany');
+      expect(o.count, `deleteMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
+      const left = [...(await env.truth(object)).keys()].sort();
+      expect(left, 'deleteMany removed exactly the records in scope').to.deep.equal(RECORDS[object].filter((id) => !c.writeIds.includes(id)));
+    });
+  }
+}
+
+async function explicit(env: MatrixServer, ops: DataOps, x: ExplicitCase): Promise<void> {
+  const u = MATRIX_USERS[x.user];
+  const run = (data?: Rec): Promise<Outcome> => {
+    const r = x.run;
+    if (r.op === 'create') return ops.create(u, x.object, data ?? r.data);
+    if (r.op === 'update') return ops.update(u, x.object, r.id, data ?? r.data);
+    return ops.action!(u, x.object, r.action, { id: r.id, input: r.input });
+  };
+  const before = await env.capture();
+  try {
+    const o = await run();
+    const e = x.expect;
+    if ('ok' in e) {
+      expectOk(o, x.title);
+      e.check?.(o.record!);
+      if (x.stored) expect((await env.truth(x.object)).get(x.stored.id)).to.deep.include(x.stored.values);
+      return;
+    }
+    if ('denied' in e) expectDenied(o, u, e.denied, x.title);
+    else if ('notFound' in e) {
+      const r = x.run;
+      if (r.op === 'create') throw new Error(`${x.title}: a create is never NOT_FOUND`);
+      const probe = await (r.op === 'action' ? ops.action!(u, x.object, r.action, { id: NO_SUCH_ID, input: r.input }) : ops.update(u, x.object, NO_SUCH_ID, r.data));
+      expectNotFound(o, probe, r.id!, NO_SUCH_ID, x.title);
+    } else {
+      expect(o.status, `${x.title}: ${JSON.stringify(o.raw)}`).to.equal(400);
+      expect(o.error?.code).to.equal('VALIDATION_ERROR');
+      expect(o.error?.details?.fields).to.have.property(e.invalid);
+      const data = (x.run as { data: Rec }).data;
+      const probe = await run({ ...data, [e.invalid]: e.sameAs });
+      expectSameAs(o, probe, String(data[e.invalid]), String(e.sameAs), `${x.title}: as for a record that does not exist`);
+    }
+    await env.expectUnchanged(before, x.title);
+  } finally {
+    await env.reset();
+  }
+}

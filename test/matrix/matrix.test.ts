@@ -1,0 +1,31 @@
+/**
+ * The permission matrix (test/matrix): the same users, the same records and the same expectations
+ * (table.ts), asserted through every protocol (adapters/) over real HTTP against a real server,
+ * on each datasource. See table.ts for what is expected and protocol.ts for how a protocol joins.
+ */
+import { expect } from 'chai';
+import { ADAPTERS } from './adapters';
+import { dataCases } from './data-cases';
+import { describeCases } from './describe-cases';
+import { DATASOURCES, MatrixServer } from './server';
+import { OBJECTS, RECORDS } from './table';
+
+for (const [name, datasources] of Object.entries(DATASOURCES)) {
+  describe(`permission matrix on ${name}`, () => {
+    const env = new MatrixServer(datasources, ADAPTERS);
+    before(() => env.start());
+    after(() => env.stop());
+
+    it('starts from the records the table expects', async () => {
+      for (const object of OBJECTS) expect([...(await env.truth(object)).keys()], object).to.deep.equal(RECORDS[object]);
+    });
+
+    for (const adapter of ADAPTERS) {
+      const { data, describe: describing } = adapter.connect(env.client);
+      describe(adapter.name, () => {
+        if (data) dataCases(env, data);
+        if (describing) describeCases(env, describing);
+      });
+    }
+  });
+}
