@@ -1,13 +1,17 @@
-/** The `objectql` command line: `objectql serve --config FILE [--port N]`. */
+/** The `objectql` command line: `objectql serve --config FILE [--port N]`, `objectql hash-key [KEY]`. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../kernel';
+import { hashApiKey } from '../plugins/auth/api-keys';
 
 const USAGE = `Usage: objectql serve [--config FILE] [--port N]
+       objectql hash-key [KEY]
 
   --config FILE  objectql.config.(ts|js|mjs|json|yml); default ./objectql.config.ts
   --port N       port to listen on (also PORT); overrides the config's port
+  hash-key KEY   prints sha256:<hex>, the keyHash of an auth plugin API key; reads the key from
+                 stdin when KEY is not given (keeps it out of the shell history)
 `;
 
 const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.config.mjs', 'objectql.config.json', 'objectql.config.yml'];
@@ -25,6 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command || parsed.values.help ? 0 : 2;
   }
+  if (command === 'hash-key') return hashKey(parsed.positionals.slice(1));
   if (command !== 'serve') {
     process.stderr.write(`Unknown command '${command}'\n\n${USAGE}`);
     return 2;
@@ -67,4 +72,28 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`objectql: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
     return 1;
   }
+}
+
+/** `objectql hash-key [KEY]`: the `keyHash` of an API key, from the argument or from stdin (one trailing newline dropped). */
+async function hashKey(args: string[]): Promise<number> {
+  if (args.length > 1) {
+    process.stderr.write(`hash-key takes one key, got ${args.length} arguments\n\n${USAGE}`);
+    return 2;
+  }
+  let key = args[0];
+  if (key === undefined) {
+    if (process.stdin.isTTY) {
+      process.stderr.write(`hash-key needs a key: as an argument or on stdin\n\n${USAGE}`);
+      return 2;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    key = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  if (!key) {
+    process.stderr.write('hash-key: the key is empty\n');
+    return 2;
+  }
+  process.stdout.write(`${hashApiKey(key)}\n`);
+  return 0;
 }

@@ -109,9 +109,15 @@ function checkOptions(options: unknown): asserts options is OpenApiOptions {
   if (title !== undefined && (typeof title !== 'string' || !title.trim())) throw new PluginError(`Plugin 'openapi': title must be a non-empty string, got ${JSON.stringify(title)}`);
 }
 
-/** The auth plugin's `required` setting: without it (or without that plugin) anonymous callers are let in. */
+/**
+ * Whether the auth plugin turns away callers without credentials: it is enabled, its `required`
+ * (default true) is not false and it has no `anonymous` user. Without that plugin anonymous callers are let in.
+ */
 function authRequired(auth: unknown): boolean {
-  return typeof auth === 'object' && auth !== null && (auth as { required?: unknown }).required === true;
+  if (auth === true) return true;
+  if (typeof auth !== 'object' || auth === null) return false;
+  const { required, anonymous } = auth as { required?: unknown; anonymous?: unknown };
+  return required !== false && anonymous === undefined;
 }
 
 /** `version` of the application's package.json (next to its config), if there is one. */

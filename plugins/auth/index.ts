@@ -1,0 +1,116 @@
+/**
+ * The authentication plugin: identity from a Bearer JWT, an X-API-Key header, a session cookie or
+ * (development only) the JSON-RPC body user, through the kernel's `authenticate` hook; the session
+ * routes; and the `sessions` service for applications (revoke one session or all of a user's).
+ * See docs/auth.md.
+ */
+import { definePlugin, type Kernel } from '../../kernel';
+import { ApiKeyTable } from './api-keys';
+import { Authenticator } from './authenticator';
+import { createJwtVerifier } from './jwt';
+import { MemorySessionStore } from './memory-store';
+import { addSessionPaths } from './openapi';
+import { parseAuthOptions, type AuthOptions, type SessionOptions } from './options';
+import { RedisSessionStore } from './redis-store';
+import { sessionRoutes } from './session-routes';
+import type { SessionStore } from './session-store';
+import { SessionManager, type SessionService } from './sessions';
+
+export { hashApiKey } from './api-keys';
+export type { AuthOptions } from './options';
+export type { Session, SessionService } from './sessions';
+
+declare module '../../kernel' {
+  interface KernelServices {
+    /** Registered by the auth plugin when `sessions` is configured. */
+    sessions: SessionService;
+  }
+}
+
+/** Runs after other `authenticate` taps, so that another identity source can answer first. */
+const AUTHENTICATE_STAGE = 100;
+
+export default definePlugin((input: AuthOptions = {}) => {
+  const options = parseAuthOptions(input);
+  const jwt = options.jwt && createJwtVerifier(options.jwt);
+  const apiKeys = options.apiKeys && new ApiKeyTable(options.apiKeys);
+  let kernel: Kernel;
+  let store: SessionStore | undefined;
+
+  return {
+    name: 'auth',
+    register(k) {
+      kernel = k;
+      const sessionOptions = options.sessions;
+      store = sessionOptions && createStore(sessionOptions, k);
+      const service = store && sessionOptions && new SessionManager(store, sessionOptions.ttlSeconds);
+      const authenticator = new Authenticator(
+        {
+          jwt,
+          apiKeys,
+          sessions: service && sessionOptions && { service, cookie: sessionOptions.cookie },
+          required: options.required,
+          anonymous: options.anonymous,
+          bodyUser: k.config.security.allowBodyUser ? { rpcPath: k.config.routes.rpc } : undefined,
+        },
+        k.logger,
+      );
+      k.hooks.authenticate.tapPromise({ name: 'auth', stage: AUTHENTICATE_STAGE }, (req) => authenticator.authenticate(req));
+      const routes = sessionOptions ? ['POST', 'GET', 'DELETE'].map((m) => `${m} ${sessionOptions.path}/session`) : [];
+      k.hooks.capabilities.tap('auth', (list) => [
+        ...list,
+        { plugin: 'auth', credentials: credentialForms(), required: options.required && !options.anonymous, ...(routes.length ? { routes } : {}) },
+      ]);
+      if (service && sessionOptions) {
+        k.provide('sessions', service);
+        k.hooks.routes.tapPromise('auth', async (router) => sessionRoutes(router, { options: sessionOptions, service, authenticator }));
+        k.hooks.openapi.tap('auth', (doc) => addSessionPaths(doc, sessionOptions.path));
+      }
+    },
+    async start() {
+      warnAboutDevelopmentSettings();
+      await store?.open();
+      kernel.logger.info(
+        {
+          auth: {
+            credentials: credentialForms(),
+            ...(jwt ? { jwt: jwt.describe } : {}),
+            ...(apiKeys ? { apiKeys: apiKeys.size } : {}),
+            ...(options.sessions ? { sessions: { store: options.sessions.store === 'memory' ? 'memory' : 'redis', ttlSeconds: options.sessions.ttlSeconds } } : {}),
+            required: options.required,
+            ...(options.anonymous ? { anonymous: options.anonymous } : {}),
+          },
+        },
+        'auth: ready',
+      );
+    },
+    async stop() {
+      await store?.close();
+    },
+  };
+
+  function credentialForms(): string[] {
+    return [
+      ...(jwt ? ['bearer'] : []),
+      ...(apiKeys ? ['apiKey'] : []),
+      ...(options.sessions ? ['session'] : []),
+      ...(kernel.config.security.allowBodyUser ? ['bodyUser'] : []),
+    ];
+  }
+
+  function warnAboutDevelopmentSettings(): void {
+    const env = process.env.NODE_ENV;
+    if (env === 'development' || env === 'test') return;
+    const where = `NODE_ENV is ${env ? `'${env}'` : 'not set'}`;
+    if (apiKeys?.plainCount) {
+      kernel.logger.warn(`auth: ${apiKeys.plainCount} API key(s) are configured in plain text (apiKeys[].key) while ${where}; configure keyHash instead (objectql hash-key)`);
+    }
+    if (kernel.config.security.allowBodyUser) {
+      kernel.logger.warn(`auth: security.allowBodyUser is on while ${where}: any JSON-RPC caller can claim any identity; use it for development and tests only`);
+    }
+  }
+});
+
+function createStore(sessions: SessionOptions, kernel: Kernel): SessionStore {
+  return sessions.store === 'memory' ? new MemorySessionStore() : new RedisSessionStore(sessions.store.redis, kernel.logger);
+}
