@@ -15,6 +15,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   rest: () => defaultExport(require('../plugins/rest')),
   metadata: () => defaultExport(require('../plugins/metadata-api')),
   openapi: () => defaultExport(require('../plugins/openapi')),
+  'rate-limit': () => defaultExport(require('../plugins/rate-limit')),
   auth: () => defaultExport(require('../plugins/auth')),
 });
 
