@@ -62,17 +62,28 @@ export class HttpHost {
     app.get('/.well-known/objectql', (_req, res) => {
       res.json({ name: 'objectql', routes: config.routes, capabilities: hooks.capabilities.call([]) });
     });
-    app.use(express.json({ limit: config.limits.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] }));
+    // A body that does not parse is answered after the `request` hook, like a failed login: it
+    // still counts against its caller's rate limit and carries the headers.
+    const parseJson = express.json({ limit: config.limits.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] });
+    const bodyErrors = new WeakMap<Request, unknown>();
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      parseJson(req, res, (err?: unknown) => {
+        if (err) bodyErrors.set(req, err);
+        next();
+      });
+    });
     const publicRouter = express.Router();
     await hooks.publicRoutes.promise(publicRouter);
     app.use(publicRouter);
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       let user: User | undefined;
-      let failure: unknown;
-      try {
-        user = (await hooks.authenticate.promise(req)) ?? undefined;
-      } catch (err) {
-        failure = err;
+      let failure = bodyErrors.get(req);
+      if (failure === undefined) {
+        try {
+          user = (await hooks.authenticate.promise(req)) ?? undefined;
+        } catch (err) {
+          failure = err;
+        }
       }
       req.objectql = { user, requestId: String(req.id), logger: req.log };
       try {

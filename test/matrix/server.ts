@@ -78,7 +78,7 @@ export class MatrixServer {
   }
 
   async start(): Promise<void> {
-    const plugins = Object.assign({}, ...this.adapters.map((a) => a.plugins));
+    const plugins = Object.assign({}, identityServer.config.plugins, ...this.adapters.map((a) => a.plugins));
     this.server = await startServer(
       { ...identityServer.config, metadata: [SAMPLE_METADATA, FIXTURES], datasources: this.datasources, plugins },
       identityServer.options,

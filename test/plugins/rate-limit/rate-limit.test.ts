@@ -59,6 +59,8 @@ describe('rate-limit over HTTP', () => {
       ['no such record', await hit(s, null, 'GET', '/api/data/account/no-such-id'), 404],
       ['no such object', await hit(s, null, 'GET', '/api/data/no_such_object'), 404],
       ['a body that is not JSON', await hit(s, null, 'POST', '/api/data/account', 'name=x', { 'content-type': 'text/plain' }), 400],
+      ['malformed JSON', await hit(s, null, 'POST', '/api/data/account', '{"name":', { 'content-type': 'application/json' }), 400],
+      ['a body over the size limit', await hit(s, null, 'POST', '/api/data/account', { name: 'x'.repeat(2_000_000) }), 400],
       ['an object anonymous callers may not read', await hit(s, null, 'GET', '/api/data/project'), 401],
       ['a record that fails validation', await hit(s, null, 'POST', '/api/data/account', {}), 400],
       ['a JSON-RPC call', await hit(s, null, 'POST', '/api/objectql', { op: 'count', object: 'account' }), 200],
