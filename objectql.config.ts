@@ -1,7 +1,8 @@
 /**
  * The sample application's config: `npm start` serves it. Every key is optional; see README.md.
- * This is a development config: it trusts the JSON-RPC body `user` so you can try permissions
- * without setting up authentication. Never turn that on in production.
+ * This is a development config: plain API keys for the sample users, a JWT secret from the
+ * environment with a development fallback, and the JSON-RPC body `user` trusted so you can try
+ * permissions without credentials. Never run production like this (docs/auth.md).
  */
 export default {
   port: 3000,
@@ -18,6 +19,18 @@ export default {
     rest: true, // /api/data/:object
     metadata: true, // /api/metadata/objects
     openapi: true, // GET /api/objectql/openapi.json, reference page at /api/objectql/docs
+    auth: {
+      // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles.
+      jwt: { secret: process.env.OBJECTQL_JWT_SECRET ?? 'development-secret-change-me-0123456789' },
+      // X-API-Key: one per sample user. In production, keep only hashes: `objectql hash-key`.
+      apiKeys: [
+        { key: 'dev-key-alice-0001', user: { id: 'alice', roles: ['member'] } },
+        { key: 'dev-key-carol-0001', user: { id: 'carol', roles: ['manager'] } },
+        { key: 'dev-key-admin-0001', user: { id: 'root', roles: ['admin'] } },
+      ],
+      sessions: true, // POST /api/auth/session trades a token or key for a session cookie
+    },
+    'rate-limit': true, // the spec's tiers, counted in memory
   },
   security: {
     adminRoles: ['admin'],
