@@ -46,3 +46,16 @@ export async function needService(ctx: Context, name: ServiceName, probe: (url: 
 function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
 }
+
+/** Connects to Redis and pings it, without retrying: the probe for needService(ctx, 'redis', probeRedis). */
+export async function probeRedis(url: string): Promise<void> {
+  const { default: Redis } = await import('ioredis');
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: 2000, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.ping();
+  } finally {
+    client.disconnect();
+  }
+}

@@ -8,21 +8,11 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createKernel } from '../../../kernel';
 import { SAMPLE_METADATA, type TestServer } from '../../helpers/server';
-import { needService, SERVICE_URLS } from '../../helpers/services';
+import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
 import { cookiePair, expectUnauthorized, ids, list, sleep, startAuthServer } from './helpers';
 
 const KEY = 'carol-api-key-0123456789abcdef';
 
-async function probe(url: string): Promise<void> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('auth: sessions (Redis store)', () => {
   let url: string;
@@ -37,7 +27,7 @@ describe('auth: sessions (Redis store)', () => {
   };
 
   before(async function () {
-    await needService(this, 'redis', probe);
+    await needService(this, 'redis', probeRedis);
     url = SERVICE_URLS.redis!;
     redis = new Redis(url);
   });

@@ -9,21 +9,11 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createKernel, type Kernel } from '../../../kernel';
 import type { RateLimitOptions } from '../../../plugins/rate-limit';
-import { needService, SERVICE_URLS } from '../../helpers/services';
+import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
 import { SAMPLE_METADATA } from '../../helpers/server';
 import { allowance, expectTooMany, hit, limits, startLimited, type Res } from './helpers';
 import type { TestServer } from '../../helpers/server';
 
-async function probe(url: string): Promise<void> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -105,7 +95,7 @@ describe('rate-limit with a Redis store', function () {
   const relays: Relay[] = [];
 
   before(async function () {
-    if (!(await needService(this, 'redis', probe))) return;
+    if (!(await needService(this, 'redis', probeRedis))) return;
     url = SERVICE_URLS.redis!;
     redis = new Redis(url);
   });
