@@ -18,4 +18,5 @@ export { DataEngine, type CompiledObject } from './engine/engine';
 export type * from './engine/types';
 export * from './openapi';
 export { parseSort } from './engine/query-check';
+export { assertSpecExpand } from './engine/expand';
 export { Mutex } from './util/mutex';

@@ -208,7 +208,7 @@ function pinnedIds(filter: Filter | undefined): unknown[] | undefined {
     }
     return undefined;
   }
-  if ('field' in filter && filter.field === 'id' && 'value' in filter) {
+  if ('field' in filter && filter.field === 'id' && 'value' in filter && !filter.fn) {
     if (filter.op === 'eq') return [filter.value];
     if (filter.op === 'in' && Array.isArray(filter.value)) return [...new Set(filter.value)];
   }

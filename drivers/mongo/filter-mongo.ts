@@ -16,6 +16,9 @@
  * - `not`: `{$nor: [inner]}`: each condition above already decides null and missing values
  *   the way the contract does, so the negation is exact (`not (qty < 6)` matches a null qty).
  * - comparisons with another field: `$expr`, see ref-mongo.ts.
+ * - `fn: 'length'`: `$expr` comparing `$strLenCP` (code points) of a string value; any other
+ *   value (null, missing) has no length, so only `ne` matches it. `$cond` evaluates only the
+ *   branch it takes, so `$strLenCP` never sees a non-string.
  */
 import type { Document } from 'mongodb';
 import { ObjectQLError } from '../../kernel';
@@ -78,6 +81,7 @@ function condition(c: Condition): Document {
 }
 
 function valueCondition(c: ValueCondition): Document {
+  if (c.fn) return functionCondition(c);
   const path = fieldPath(c.field);
   const on = (test: Document): Document => ({ [path]: test });
   const v = c.value;
@@ -124,6 +128,18 @@ function valueCondition(c: ValueCondition): Document {
     default:
       throw new ObjectQLError('INVALID_REQUEST', `Unknown filter operator ${JSON.stringify((c as { op: unknown }).op)} on '${c.field}'`);
   }
+}
+
+const EXPR_COMPARE: Record<string, string> = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' };
+
+/** fn(field) compared with a number. */
+function functionCondition(c: ValueCondition): Document {
+  const compare = EXPR_COMPARE[c.op];
+  if (c.fn !== 'length' || !compare) throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': cannot compare ${String(c.fn)}() with '${c.op}'`);
+  const v = c.value;
+  if (typeof v !== 'number' || Number.isNaN(v)) return c.op === 'ne' ? {} : matchNone();
+  const value = `$${fieldPath(c.field)}`;
+  return { $expr: { $cond: [{ $eq: [{ $type: value }, 'string'] }, { [compare]: [{ $strLenCP: value }, v] }, c.op === 'ne'] } };
 }
 
 /**

@@ -7,7 +7,8 @@
  * - `like` / `contains` / `startswith` / `endswith` are case-insensitive (the dialect decides how);
  *   `like` patterns are canonicalised so `\` escapes `%`, `_` and itself on every engine;
  * - on a `multiple` field (a JSON array) `eq` / `in` test membership, `ne` / `nin` its absence,
- *   and `isnull: true` matches null and the empty array.
+ *   and `isnull: true` matches null and the empty array;
+ * - `fn: 'length'` compares the column's length in characters (the dialect's charLength).
  */
 import { ObjectQLError } from '../../kernel';
 import type { FieldDefinition, Filter, RefCondition, SortKey, ValueCondition } from '../../kernel';
@@ -40,6 +41,7 @@ function compile(f: Filter, scope: ColumnScope, strict: boolean): Frag {
 const isNullish = (v: unknown) => v === null || v === undefined;
 
 function valueCondition(c: ValueCondition, scope: ColumnScope, strict: boolean): Frag {
+  if (c.fn) return functionCondition(c, scope, strict);
   const field = scope.field(c.field);
   const family = storageFamily(field);
   const col = ident(c.field);
@@ -90,6 +92,39 @@ function valueCondition(c: ValueCondition, scope: ColumnScope, strict: boolean):
   const operator = COMPARE[c.op];
   if (!operator) throw new ObjectQLError('INVALID_REQUEST', `Unknown filter operator '${String(c.op)}'`);
   return guard(sql`${col} ${frag(operator)} ${enc(value)}`);
+}
+
+/** fn(column) compared with a number: null when the column is null, so only `ne` matches it. */
+function functionCondition(c: ValueCondition, scope: ColumnScope, strict: boolean): Frag {
+  if (c.fn !== 'length' || isMultiple(scope.field(c.field))) throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': function '${String(c.fn)}' is not supported here`);
+  const col = ident(c.field);
+  const bound = integerBound(c.op, c.value);
+  if (bound === 'none') return FALSE;
+  if (bound === 'all') return TRUE;
+  const expr = scope.dialect.charLength(col);
+  if (bound.op === 'ne') return sql`(${col} IS NULL OR ${expr} <> ${bound.value})`;
+  const operator = COMPARE[bound.op];
+  if (!operator) throw new ObjectQLError('INVALID_REQUEST', `Operator '${c.op}' cannot compare ${c.fn}(${c.field})`);
+  const cond = sql`${expr} ${frag(operator)} ${bound.value}`;
+  return strict ? sql`(${col} IS NOT NULL AND ${cond})` : sql`(${cond})`;
+}
+
+const MAX_LENGTH = 2147483647;
+
+/**
+ * A length (a whole number) compared with any number, as the same comparison with an integer
+ * within a 32-bit integer's range: PostgreSQL types the bound parameter after CHAR_LENGTH's
+ * integer result and would refuse 2.5 or 1e12. `none` / `all`: no / every record matches.
+ */
+function integerBound(op: string, value: unknown): { op: string; value: number } | 'none' | 'all' {
+  if (typeof value !== 'number' || Number.isNaN(value)) return op === 'ne' ? 'all' : 'none';
+  let v = value;
+  if (!Number.isInteger(v)) {
+    if (op === 'eq') return 'none';
+    if (op === 'ne') return 'all';
+    v = op === 'gt' || op === 'le' ? Math.floor(v) : Math.ceil(v);
+  }
+  return { op, value: Math.min(Math.max(v, -1), MAX_LENGTH) };
 }
 
 function refCondition(c: RefCondition, scope: ColumnScope): Frag {

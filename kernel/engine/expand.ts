@@ -3,6 +3,7 @@
  * through the related object's own permissions, record scope and hooks, across datasources.
  */
 import { ObjectQLError } from '../errors';
+import { andFilters } from '../query/ast';
 import { assertAllowed } from './permissions';
 import { checkFields, checkFilter, checkSort, fieldOf } from './query-check';
 import type { ObjectRepository } from './repository';
@@ -10,7 +11,25 @@ import type { DataRecord, ExpandOptions } from './types';
 
 export type CheckedExpand = Record<string, { options: ExpandOptions; target: string; multiple: boolean }>;
 
-const OPTION_KEYS = new Set(['fields', 'filters', 'sort', 'top', 'expand']);
+const OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand']);
+/** The options of the spec's expand map; `filter` (an AST) is for protocols that build one themselves (OData). */
+const SPEC_OPTION_KEYS = ['fields', 'filters', 'sort', 'top', 'expand'];
+
+/**
+ * For protocols that pass a client's expand map as it is (JSON-RPC, REST): refuses an AST
+ * `filter` anywhere in it, as the engine refuses any other option outside the spec's. The rest of
+ * the map is checked by the engine.
+ */
+export function assertSpecExpand(expand: unknown, where = 'expand'): void {
+  if (!expand || typeof expand !== 'object' || Array.isArray(expand)) return;
+  for (const [name, options] of Object.entries(expand as Record<string, unknown>)) {
+    if (!options || typeof options !== 'object' || Array.isArray(options)) continue;
+    if (Object.prototype.hasOwnProperty.call(options, 'filter')) {
+      throw new ObjectQLError('INVALID_REQUEST', `${where}.${name}: unknown option 'filter'; expected ${SPEC_OPTION_KEYS.join(', ')}`);
+    }
+    assertSpecExpand((options as ExpandOptions).expand, `${where}.${name}`);
+  }
+}
 
 /**
  * Checks the whole expand tree before any query runs, whether or not a record has the relation
@@ -42,7 +61,7 @@ function checkOptions(target: ObjectRepository, name: string, options: ExpandOpt
   const env = target.env(access);
   try {
     checkFields(options.fields, env);
-    const filter = target.parseFilters(options.filters);
+    const filter = andFilters(target.parseFilters(options.filters), options.filter);
     if (filter) checkFilter(filter, env);
     checkSort(options.sort, env);
   } catch (err) {
@@ -65,7 +84,7 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
         {
           fields: options.fields ? ['id', ...options.fields] : undefined,
           filters: options.filters,
-          filter: { field: 'id', op: 'in', value: ids },
+          filter: andFilters({ field: 'id', op: 'in', value: ids }, options.filter),
           sort: options.sort,
           expand: options.expand,
         },

@@ -6,7 +6,7 @@
  */
 import { ObjectQLError } from '../errors';
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
-import type { Condition, Filter, Operator, SortKey } from '../query/ast';
+import { FILTER_FUNCTIONS, FUNCTION_OPERATORS, type Condition, type Filter, type Operator, type SortKey, type ValueCondition } from '../query/ast';
 import { isSpecial, resolveSpecial, type Specials } from './special-values';
 import type { SortInput } from './types';
 
@@ -44,6 +44,7 @@ export function checkFilter(filter: Filter, env: CheckEnv): Filter {
 function checkCondition(c: Condition, env: CheckEnv): Filter {
   const field = fieldOf(env, c.field, 'Filter');
   const where = `Filter on '${field.name}'`;
+  if ('fn' in c && c.fn !== undefined) return checkFunction(field, c, where);
   checkOperator(field, c.op, where);
   if ('ref' in c) return { field: field.name, op: c.op, ref: checkRef(field, c.ref, env, where) } as Condition;
 
@@ -71,6 +72,23 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
     value = coerce(field, value, op, where);
   }
   return { field: field.name, op, value };
+}
+
+/** A condition on fn(field): `length` of a single-valued text field, compared with a number. */
+function checkFunction(field: FieldDefinition, c: ValueCondition, where: string): Filter {
+  const fn = c.fn!;
+  if (!FILTER_FUNCTIONS.includes(fn)) throw new ObjectQLError('INVALID_REQUEST', `${where}: unknown function ${JSON.stringify(fn)}`);
+  if (!TEXTUAL.has(field.type) || field.multiple) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() applies to single-valued text fields, not ${field.type}${field.multiple ? ' (multiple)' : ''}`);
+  }
+  if (!FUNCTION_OPERATORS.includes(c.op)) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() can be compared with ${FUNCTION_OPERATORS.join(', ')} only, not '${c.op}'`);
+  }
+  const value = typeof c.value === 'string' && c.value.trim() !== '' ? Number(c.value) : c.value;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() must be compared with a number, got ${JSON.stringify(c.value)}`, { field: field.name });
+  }
+  return { field: field.name, op: c.op, value, fn };
 }
 
 function checkOperator(field: FieldDefinition, op: Operator, where: string): void {

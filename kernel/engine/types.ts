@@ -7,9 +7,11 @@ export type DataRecord = Record<string, unknown>;
 /** Sort as any protocol writes it: 'name', '-name', 'name desc', ['name', 'desc'] or {field, dir}; or a list of those. */
 export type SortInput = string | Array<string | [string, string?] | SortKey>;
 
+/** Options of one expanded relation. `filter` is an AST (as FindOptions.filter), and-ed with `filters`. */
 export interface ExpandOptions {
   fields?: string[];
   filters?: unknown;
+  filter?: Filter;
   sort?: SortInput;
   top?: number;
   expand?: Record<string, ExpandOptions>;

@@ -14,11 +14,27 @@ export type Operator = (typeof OPERATORS)[number];
 
 export type Scalar = string | number | boolean | null;
 
-/** A condition comparing a field with a literal value. `isnull` takes `true` (is null) or `false` (is not null). */
+/**
+ * Functions a condition may apply to its field before comparing. `length`: the number of
+ * characters (Unicode code points) of a text value; null for a null value.
+ */
+export const FILTER_FUNCTIONS = ['length'] as const;
+export type FilterFunction = (typeof FILTER_FUNCTIONS)[number];
+
+/** Operators a condition with `fn` may use. */
+export const FUNCTION_OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
+
+/**
+ * A condition comparing a field with a literal value. `isnull` takes `true` (is null) or `false`
+ * (is not null). With `fn` it compares `fn(field)` instead (`{field: 'name', op: 'gt', value: 3,
+ * fn: 'length'}` is length(name) > 3), with the operators of FUNCTION_OPERATORS only; a null
+ * field gives null, which only `ne` matches.
+ */
 export interface ValueCondition {
   field: string;
   op: Operator;
   value: unknown;
+  fn?: FilterFunction;
 }
 
 /** A condition comparing a field with another field of the same record. */

@@ -11,8 +11,9 @@
  *   `nin` when no element does.
  * - `between` is inclusive at both ends.
  * - Sorting puts nulls first in ascending order, last in descending order.
+ * - `fn: 'length'` compares the number of Unicode code points of the value (null stays null).
  */
-import type { Condition, Filter } from './ast';
+import type { Condition, Filter, FilterFunction } from './ast';
 
 type Rec = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ const isPrimitive = (v: unknown): v is string | number | boolean => typeof v ===
 
 function compileCondition(c: Condition): (record: Rec) => boolean {
   const general = (r: Rec) => evaluateCondition(c, r);
-  if ('ref' in c) return general;
+  if ('ref' in c || c.fn) return general;
   const { field, value } = c;
   if (c.op === 'eq' && isPrimitive(value)) {
     return (r) => {
@@ -86,8 +87,36 @@ function isNullish(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
 }
 
+/** `fn` applied to a stored value; null and undefined stay as they are. */
+function applyFunction(fn: FilterFunction, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  const text = typeof value === 'string' ? value : String(value);
+  switch (fn) {
+    case 'length':
+      return codePoints(text);
+  }
+}
+
+/** The length in Unicode code points, as SQL's CHAR_LENGTH and MongoDB's $strLenCP count. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
 function evaluateCondition(c: Condition, record: Rec): boolean {
-  const actual = record[c.field];
+  const raw = record[c.field];
+  const actual = 'fn' in c && c.fn ? applyFunction(c.fn, raw) : raw;
   const expected = 'ref' in c ? record[c.ref] : c.value;
   switch (c.op) {
     case 'isnull':

@@ -5,7 +5,7 @@
  * Policy: a parameter is never silently ignored. An unknown name, a scalar given twice, a value
  * that does not parse is INVALID_REQUEST naming the parameter (details.parameter).
  */
-import { ObjectQLError, parseFilter, parseSort, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
+import { ObjectQLError, assertSpecExpand, parseFilter, parseSort, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
 export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxTop' | 'maxFilterDepth' | 'maxFilterConditions'>;
@@ -169,6 +169,7 @@ export function parseExpandParam(raw: string): Record<string, ExpandOptions> {
   if (raw.trimStart().startsWith('{')) {
     const value = parseJson('expand', raw);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidParam('expand', 'must be a JSON object');
+    assertSpecExpand(value);
     return value as Record<string, ExpandOptions>;
   }
   // Built on Maps: a segment such as '__proto__' stays a plain name (the engine reports it as unknown).

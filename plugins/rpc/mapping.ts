@@ -2,7 +2,7 @@
  * JSON-RPC → engine operations and back: request checking, the op table of the spec and the
  * current (unwrapped) response shapes. No HTTP here; index.ts binds it to a route.
  */
-import { ObjectQLError, type DataEngine, type RequestContext, type User } from '../../kernel';
+import { ObjectQLError, assertSpecExpand, type DataEngine, type RequestContext, type User } from '../../kernel';
 
 export const RPC_OPS = ['find', 'findOne', 'create', 'update', 'delete', 'count', 'action', 'createMany', 'updateMany', 'deleteMany'] as const;
 export type RpcOp = (typeof RPC_OPS)[number];
@@ -49,13 +49,17 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
     case 'find': {
       const a = optionalObject(args, 'find');
       checkKeys(a, FIND_KEYS, 'find');
+      assertSpecExpand(a.expand);
       const { limit, ...rest } = a;
       const result = await repo.find({ ...rest, top: (rest.top ?? limit) as number | undefined } as never);
       return { items: result.items, meta: result.meta };
     }
     case 'findOne': {
       const a = typeof args === 'string' ? args : requiredObject(args, 'findOne', '{filters} or a record id');
-      if (typeof a !== 'string') checkKeys(a, FIND_ONE_KEYS, 'findOne');
+      if (typeof a !== 'string') {
+        checkKeys(a, FIND_ONE_KEYS, 'findOne');
+        assertSpecExpand(a.expand);
+      }
       const record = await repo.findOne(a as never);
       if (!record) {
         throw new ObjectQLError('NOT_FOUND', typeof args === 'string' ? `Record '${args}' of '${req.object}' not found` : `No '${req.object}' record matches the filters`, { object: req.object, ...(typeof args === 'string' ? { id: args } : {}) });

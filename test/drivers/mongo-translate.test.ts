@@ -5,7 +5,7 @@
  * expressions, the one part JavaScript can run, are also checked against compileLike.
  */
 import { expect } from 'chai';
-import { ObjectQLError, compileLike } from '../../kernel';
+import { ObjectQLError, compileLike, evaluateFilter } from '../../kernel';
 import type { AggregateQuery, Filter } from '../../kernel';
 import { finishAggregate, toPipeline } from '../../drivers/mongo/aggregate-mongo';
 import { duplicateFields, toStoreError } from '../../drivers/mongo/errors';
@@ -14,6 +14,7 @@ import { escapedInPipeline } from '../../drivers/mongo/ref-mongo';
 import { LIKE_OPTIONS, TEXT_OPTIONS, escapePcre, likeToPcre } from '../../drivers/mongo/regex';
 import { toMongoSort } from '../../drivers/mongo/sort-mongo';
 import { fieldPath, fromDocument, toDocument, toPatch, toProjection } from '../../drivers/mongo/values';
+import { SEED } from '../tck/fixtures';
 
 const c = (field: string, op: string, value: unknown): Filter => ({ field, op, value }) as Filter;
 const ref = (field: string, op: string, other: string): Filter => ({ field, op, ref: other }) as Filter;
@@ -270,6 +271,63 @@ describe('mongo driver: translation', () => {
       expect(toMongoFilter({ and: [open, c('qty', 'in', [])] })).to.deep.equal(NONE);
       expect(toMongoFilter({ or: [open, c('qty', 'in', [])] })).to.deep.equal({ status: { $eq: 'open' } });
       expect(toMongoFilter({ or: [open, { and: [] }] })).to.deep.equal({});
+    });
+  });
+
+  describe('length()', () => {
+    const len = (field: string, op: string, value: unknown): Filter => ({ field, op, value, fn: 'length' }) as Filter;
+
+    /** Runs the aggregation expressions a length condition uses, as the server would (errors included). */
+    function run(expr: unknown, doc: Record<string, unknown>): unknown {
+      if (typeof expr === 'string' && expr.startsWith('$')) return doc[expr.slice(1)];
+      if (expr === null || typeof expr !== 'object') return expr;
+      const [op, arg] = Object.entries(expr)[0] as [string, unknown];
+      const args = arg as unknown[];
+      switch (op) {
+        case '$cond':
+          return run(args[0], doc) ? run(args[1], doc) : run(args[2], doc);
+        case '$type': {
+          const v = run(arg, doc);
+          return v === undefined ? 'missing' : v === null ? 'null' : typeof v === 'string' ? 'string' : typeof v;
+        }
+        case '$strLenCP': {
+          const v = run(arg, doc);
+          if (typeof v !== 'string') throw new Error(`$strLenCP requires a string argument, found: ${String(v)}`);
+          return [...v].length;
+        }
+        default: {
+          const [a, b] = args.map((x) => run(x, doc)) as [number, number];
+          return { $eq: a === b, $ne: a !== b, $gt: a > b, $gte: a >= b, $lt: a < b, $lte: a <= b }[op];
+        }
+      }
+    }
+
+    it('compares $strLenCP of string values inside $expr, never calling it on anything else', () => {
+      const name = '$name';
+      expect(toMongoFilter(len('name', 'gt', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $gt: [{ $strLenCP: name }, 3] }, false] } });
+      expect(toMongoFilter(len('name', 'ne', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $ne: [{ $strLenCP: name }, 3] }, true] } });
+      expect(toMongoFilter(len('id', 'eq', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: '$_id' }, 'string'] }, { $eq: [{ $strLenCP: '$_id' }, 3] }, false] } });
+      expect(toMongoFilter({ not: len('name', 'lt', 3) })).to.deep.equal({ $nor: [toMongoFilter(len('name', 'lt', 3))] });
+    });
+
+    it('agrees with the memory evaluator on the suite records, nulls and non-BMP characters included', () => {
+      const records = [...SEED, { id: 'u', name: 'Café 😀', code: undefined }];
+      for (const op of ['eq', 'ne', 'gt', 'ge', 'lt', 'le']) {
+        for (const value of [0, 3, 5, 6, 6.5, 12]) {
+          for (const field of ['name', 'code', 'status']) {
+            const filter = len(field, op, value);
+            const expr = (toMongoFilter(filter) as { $expr: unknown }).$expr;
+            for (const record of records) {
+              expect(run(expr, record), `${JSON.stringify(filter)} on ${record.id}`).to.equal(evaluateFilter(filter, record));
+            }
+          }
+        }
+      }
+    });
+
+    it('refuses operators other than comparisons and unknown functions', () => {
+      expect(invalid(() => toMongoFilter(len('name', 'in', [1, 2]))).code).to.equal('INVALID_REQUEST');
+      expect(invalid(() => toMongoFilter({ field: 'name', op: 'eq', value: 1, fn: 'upper' } as unknown as Filter)).code).to.equal('INVALID_REQUEST');
     });
   });
 

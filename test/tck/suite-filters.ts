@@ -6,6 +6,7 @@ type Case = [title: string, filter: Filter, expected: string[]];
 
 const c = (field: string, op: string, value: unknown): Filter => ({ field, op, value }) as Filter;
 const ref = (field: string, op: string, other: string): Filter => ({ field, op, ref: other }) as Filter;
+const len = (field: string, op: string, value: unknown): Filter => ({ field, op, value, fn: 'length' }) as Filter;
 
 /** Expected ids are against SEED (see fixtures.ts). */
 const CASES: Record<string, Case[]> = {
@@ -76,6 +77,27 @@ const CASES: Record<string, Case[]> = {
     ['le another field', ref('qty', 'le', 'target'), ['a', 'd', 'e']],
     ['ne another field matches a null side', ref('qty', 'ne', 'target'), ['b', 'c', 'd']],
   ],
+  // Names: Apple (5), banana_split (12), 100% Cotton (11), Durian (6), apple pie (9); codes A-1, B-1, D-1 and two nulls.
+  'length()': [
+    ['length eq', len('name', 'eq', 5), ['a']],
+    ['length gt', len('name', 'gt', 9), ['b', 'c']],
+    ['length ge', len('name', 'ge', 9), ['b', 'c', 'e']],
+    ['length lt', len('name', 'lt', 6), ['a']],
+    ['length le', len('name', 'le', 6), ['a', 'd']],
+    ['length ne matches nulls', len('code', 'ne', 3), ['c', 'e']],
+    ['length eq leaves nulls out', len('code', 'eq', 3), ['a', 'b', 'd']],
+    ['length gt leaves nulls out', len('code', 'gt', 0), ['a', 'b', 'd']],
+    ['length on a select', len('status', 'ge', 5), ['b', 'e']],
+    ['length compared with a decimal', len('name', 'gt', 8.5), ['b', 'c', 'e']],
+    ['length le a decimal', len('name', 'le', 6.5), ['a', 'd']],
+    ['length eq a decimal matches nothing', len('name', 'eq', 5.5), []],
+    ['length ne a decimal matches everything', len('code', 'ne', 2.5), ['a', 'b', 'c', 'd', 'e']],
+    ['length beyond any string', len('name', 'lt', 1e12), ['a', 'b', 'c', 'd', 'e']],
+    ['length below zero', len('name', 'gt', -3), ['a', 'b', 'c', 'd', 'e']],
+    ['not over length matches the null records', { not: len('code', 'lt', 4) }, ['c', 'e']],
+    ['length in an or', { or: [len('name', 'eq', 6), len('code', 'gt', 5)] }, ['d']],
+    ['length and a plain condition on the same field', { and: [len('name', 'gt', 5), c('name', 'contains', 'an')] }, ['b', 'd']],
+  ],
   'and / or / not': [
     ['and', { and: [c('status', 'eq', 'open'), c('active', 'eq', true)] }, ['a']],
     ['or', { or: [c('status', 'eq', 'closed'), c('qty', 'gt', 10)] }, ['b', 'd']],
@@ -110,6 +132,14 @@ export function defineFilterTests(ctx: TckContext): void {
         }
       });
     }
+
+    it('length() counts characters (code points), not bytes or UTF-16 units', async () => {
+      // 'Café 😀': 6 characters, 7 UTF-16 units, 10 bytes in UTF-8.
+      await ctx.ds.create('tck_item', { id: 'u', name: 'Café 😀', code: 'Ü-9' });
+      expect(await idsWhere(ctx.ds, len('name', 'eq', 6))).to.deep.equal(['d', 'u']);
+      expect(await idsWhere(ctx.ds, len('code', 'eq', 3))).to.deep.equal(['a', 'b', 'd', 'u']);
+      expect(await idsWhere(ctx.ds, len('name', 'gt', 6))).to.not.include('u');
+    });
 
     it('returns every record without a filter', async () => {
       expect((await ctx.ds.find('tck_item', {})).map((r) => r.id).sort()).to.deep.equal(['a', 'b', 'c', 'd', 'e']);

@@ -5,7 +5,8 @@
  *
  *  1. connection   knexConfig, init, close, writeLock
  *  2. column types columnType, idColumnType, columnFamily, createTableOptions
- *  3. text matching lower, position, textMatch (case-insensitive like / contains / startswith / endswith)
+ *  3. text matching lower, position, textMatch (case-insensitive like / contains / startswith / endswith),
+ *                  charLength (length in characters, for the `length` filter function)
  *  4. lists        inList, jsonHasElement, jsonHasAny, jsonIsEmptyArray (`in`, and membership
  *                  on `multiple` fields; engines with a bound-parameter limit bind long lists as one value)
  *  5. sorting      orderBy (nulls first ascending, last descending)
@@ -89,6 +90,11 @@ export abstract class SqlDialect {
   /** Lower-cases a text expression, Unicode-aware where the engine can. */
   lower(expr: Frag): Frag {
     return sql`LOWER(${expr})`;
+  }
+
+  /** The length of a text expression in characters (Unicode code points); NULL for NULL. */
+  charLength(expr: Frag): Frag {
+    return sql`CHAR_LENGTH(${expr})`;
   }
 
   /** Position (1-based, 0 when absent) of needle in haystack. */

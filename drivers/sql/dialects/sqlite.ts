@@ -147,6 +147,11 @@ export class SqliteDialect extends SqlDialect {
     return sql`INSTR(${haystack}, ${needle})`;
   }
 
+  /** SQLite's LENGTH counts the characters of a text value (CHAR_LENGTH does not exist). */
+  override charLength(expr: Frag): Frag {
+    return sql`LENGTH(${expr})`;
+  }
+
   override textMatch(op: TextOp, column: Frag, value: string): Frag {
     return sql`objectql_match(${op}, ${column}, ${value}) = 1`;
   }

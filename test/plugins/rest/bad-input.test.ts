@@ -74,6 +74,7 @@ describe('REST bad input', () => {
       get('expand of a field that is not a relation', '/project?expand=name', 'expand', 'name'),
       get('expand JSON that is not an object', '/project?expand={"account":', "'expand'", 'JSON'),
       get('expand with an unknown option', `/project?expand=${encodeURIComponent('{"account":{"where":1}}')}`, 'expand', 'where'),
+      get('expand with a raw filter tree', `/project?expand=${encodeURIComponent('{"account":{"filter":{"field":"name","op":"eq","value":"x"}}}')}`, 'expand', "'filter'"),
       get('aggregate that is not an array', `/project?aggregate=${encodeURIComponent('{"func":"count"}')}`, "'aggregate'"),
       get('aggregate with an unknown function', `/project?aggregate=${encodeURIComponent('[{"func":"median","field":"budget","alias":"m"}]')}`, 'median'),
       get('groupBy on an unknown field', `/project?groupBy=nope&aggregate=${encodeURIComponent('[{"func":"count","alias":"n"}]')}`, 'groupBy', 'nope'),

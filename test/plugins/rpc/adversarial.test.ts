@@ -101,6 +101,8 @@ describe('JSON-RPC adversarial requests', () => {
       ['fields a string', { fields: 'name' }, "'fields'"],
       ['an unknown option', { colour: 'red' }, "'colour'"],
       ['skip, which expand does not take', { skip: 1 }, "'skip'"],
+      ['a raw filter tree, which only protocols with a syntax of their own build', { filter: { field: 'name', op: 'eq', value: 'x' } }, "'filter'"],
+      ['a raw filter tree one level down', { expand: { account: { filter: { field: 'name', op: 'eq', value: 'x' } } } }, "'filter'"],
       ['top a string', { top: 'x' }, "'top'"],
       ['top negative', { top: -1 }, "'top'"],
     ] as const) {
