@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/schema';
 import type { RequestContext } from '../context';
@@ -9,6 +10,7 @@ import type { MetadataRegistry } from '../metadata/registry';
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 import { ObjectPermissions } from './permissions';
 import { ObjectRepository } from './repository';
+import { TransactionScope } from './transaction';
 import type { DataApi, Repository } from './types';
 import { UnitOfWork } from './unit-of-work';
 
@@ -36,6 +38,8 @@ export interface EngineDeps {
 /** The only road to data: every protocol and every hook goes through `repo()`. */
 export class DataEngine {
   private readonly compiled = new Map<string, CompiledObject>();
+  /** The engine.transaction() whose function is running in the current async context, if any. */
+  private readonly ambient = new AsyncLocalStorage<TransactionScope>();
 
   constructor(readonly deps: EngineDeps) {
     const adminRoles = new Set(deps.config.security.adminRoles);
@@ -69,9 +73,55 @@ export class DataEngine {
     return c;
   }
 
-  /** One object as seen by one caller. Unknown objects are NOT_FOUND. */
+  /**
+   * One object as seen by one caller. Unknown objects are NOT_FOUND. Called from inside the
+   * function of an `engine.transaction()`, the repository joins that transaction (a write outside
+   * it would wait for it on stores with one writer).
+   */
   repo(object: string, request: RequestContext = {}): Repository {
-    return new ObjectRepository(this, this.object(object), request, new UnitOfWork());
+    const scope = this.ambient.getStore();
+    return new ObjectRepository(this, this.object(object), request, scope?.active ? scope.unit : new UnitOfWork());
+  }
+
+  /**
+   * Runs `fn` as one unit of work: every write made through `api.repo(x)` — and by the hooks and
+   * actions it triggers, and through `engine.repo()` called inside fn — joins it. One transaction
+   * per datasource, opened on its first write; reads see the unit's own uncommitted writes (reads
+   * of a datasource not written yet see committed data). When fn resolves, all commit and
+   * `recordChanged` announces the changes; when fn throws, all roll back, nothing is announced,
+   * and the error is rethrown.
+   *
+   * - A write that fails inside the unit (past its permission and input checks) makes it
+   *   rollback-only: even if fn catches the error, the unit rolls back and that first error is
+   *   thrown when fn returns. There are no savepoints: a failed write may have left effects (its
+   *   hooks' writes) that cannot be undone alone. Bulk operations inside are thus all or nothing.
+   * - Nested: engine.transaction() called inside fn (by fn, a hook or an action) joins the outer
+   *   unit, acting as its own caller; it commits with the outer one, and its failure dooms it.
+   * - Several datasources: committed one by one, the last opened first; atomicity across them is
+   *   best-effort (see transaction.ts), as for a single write whose hooks reach another datasource.
+   * - Writes inside a single write's hooks that reach another datasource commit on their own, but
+   *   inside engine.transaction() they join the unit and commit with it.
+   */
+  async transaction<T>(request: RequestContext, fn: (api: DataApi) => Promise<T>): Promise<T> {
+    const outer = this.ambient.getStore();
+    if (outer?.active) {
+      try {
+        return await fn(this.api(request, outer.unit));
+      } catch (err) {
+        outer.fail(err);
+        throw err;
+      }
+    }
+    const scope = new TransactionScope(this, request);
+    let result: T;
+    try {
+      result = await this.ambient.run(scope, () => fn(this.api(request, scope.unit)));
+    } catch (err) {
+      await scope.rollback();
+      throw err;
+    }
+    await scope.commit();
+    return result;
   }
 
   /** @internal a repository inside an open unit of work (hooks, actions, cascades). */

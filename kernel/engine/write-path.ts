@@ -11,7 +11,7 @@ import { applyDefaults, checkRecordValues } from './field-values';
 import { assertAllowed, denied, type Access } from './permissions';
 import type { ObjectRepository } from './repository';
 import type { DataRecord } from './types';
-import type { UnitOfWork } from './unit-of-work';
+import { announceChanges, type UnitOfWork } from './unit-of-work';
 import { checkReferences, checkUniqueFields, nextAutoNumbers } from './write-checks';
 import { checkRules } from './validation-rules';
 
@@ -103,11 +103,15 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
  * outermost commit. A transaction that fails takes the changes of its datasource recorded inside
  * it along: they were rolled back, and the unit may go on (the next item of a bulk operation) and
  * commit others. Changes of other datasources stay: their transactions commit on their own.
+ * Inside engine.transaction() the unit's scope opens, commits and announces instead.
  */
 export async function inTransaction<T>(repo: ObjectRepository, fn: (r: ObjectRepository) => Promise<T>): Promise<T> {
+  const ds = repo.compiled.datasource;
+  const scope = repo.unit.scope;
+  // The scope's transactions are shared by the whole unit: once joined, repo.tx is the open one.
+  if (scope) return scope.run(ds, () => fn(repo));
   if (repo.tx) return fn(repo);
   const unit = repo.unit;
-  const ds = repo.compiled.datasource;
   const recorded = unit.changes.length;
   let result: T;
   try {
@@ -122,16 +126,9 @@ export async function inTransaction<T>(repo: ObjectRepository, fn: (r: ObjectRep
   return result;
 }
 
-async function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void> {
-  const changes = unit.changes.splice(0);
-  for (const change of changes) {
-    try {
-      await repo.engine.deps.hooks.recordChanged.promise(change);
-    } catch (err) {
-      // The write has committed: a failing listener must not turn it into an error.
-      (repo.request.logger ?? repo.engine.deps.logger).error({ err, object: change.object, id: change.id }, 'recordChanged listener failed');
-    }
-  }
+function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void> {
+  // The write has committed: a failing listener must not turn it into an error.
+  return announceChanges(repo.engine.deps.hooks, repo.request.logger ?? repo.engine.deps.logger, unit.changes.splice(0));
 }
 
 /** The stored record: NOT_FOUND when the caller may not see it, FORBIDDEN when they may see but not `op` it. */
