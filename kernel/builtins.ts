@@ -17,6 +17,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   openapi: () => defaultExport(require('../plugins/openapi')),
   'rate-limit': () => defaultExport(require('../plugins/rate-limit')),
   auth: () => defaultExport(require('../plugins/auth')),
+  odata: () => defaultExport(require('../plugins/odata')),
 });
 
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */

@@ -5,7 +5,8 @@
  */
 import type { ProtocolAdapter } from '../protocol';
 import { metadataAdapter } from './metadata';
+import { odataAdapter } from './odata';
 import { restAdapter } from './rest';
 import { rpcAdapter } from './rpc';
 
-export const ADAPTERS: ProtocolAdapter[] = [rpcAdapter, restAdapter, metadataAdapter];
+export const ADAPTERS: ProtocolAdapter[] = [rpcAdapter, restAdapter, metadataAdapter, odataAdapter];

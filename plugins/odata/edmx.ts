@@ -1,0 +1,100 @@
+/**
+ * The $metadata document (CSDL XML, EDMX 4.0) of what one caller may read: one schema in the
+ * namespace `ObjectQL`, an EntityType per object (key `id`), a Property per readable field typed
+ * by the spec's type mapping, a NavigationProperty per relation whose target the caller may read,
+ * and the EntityContainer `Container` with an EntitySet per object. Labels and descriptions are
+ * Core.Description / Core.LongDescription annotations; a property holding JSON text (file, image,
+ * object, json fields) is marked Core.MediaType application/json. Pure.
+ */
+import type { FieldDefinition, ObjectDefinition } from '../../kernel';
+import { JSON_TYPES, type Relation } from './model';
+
+export const NAMESPACE = 'ObjectQL';
+
+const CORE = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.xml';
+
+/** The spec's type mapping; file, image, object and json values are JSON text in an Edm.String. */
+const EDM_TYPES: Record<FieldDefinition['type'], string> = {
+  text: 'Edm.String', textarea: 'Edm.String', email: 'Edm.String', url: 'Edm.String', phone: 'Edm.String',
+  number: 'Edm.Double', currency: 'Edm.Double', percent: 'Edm.Double',
+  auto_number: 'Edm.Int32',
+  boolean: 'Edm.Boolean',
+  date: 'Edm.Date', datetime: 'Edm.DateTimeOffset', time: 'Edm.TimeOfDay',
+  select: 'Edm.String',
+  lookup: 'Edm.String', master_detail: 'Edm.String',
+  file: 'Edm.String', image: 'Edm.String', object: 'Edm.String', json: 'Edm.String',
+  formula: 'Edm.String',
+};
+
+/** The Edm type of a field: a multiple field (other than the JSON-valued ones) is a collection. */
+export function edmType(field: FieldDefinition): string {
+  const type = EDM_TYPES[field.type];
+  return field.multiple && !JSON_TYPES.has(field.type) && field.type !== 'auto_number' && field.type !== 'formula' ? `Collection(${type})` : type;
+}
+
+export interface EdmxObject {
+  def: ObjectDefinition;
+  readable: ReadonlySet<string>;
+  /** The relations whose field is readable and whose target is in the document. */
+  relations: Relation[];
+}
+
+export function buildEdmx(objects: EdmxObject[]): string {
+  const out: string[] = [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">',
+    `<edmx:Reference Uri="${CORE}"><edmx:Include Namespace="Org.OData.Core.V1" Alias="Core"/></edmx:Reference>`,
+    '<edmx:DataServices>',
+    `<Schema Namespace="${NAMESPACE}" xmlns="http://docs.oasis-open.org/odata/ns/edm">`,
+  ];
+  for (const o of objects) out.push(...entityType(o));
+  out.push('<EntityContainer Name="Container">');
+  for (const { def, relations } of objects) {
+    const bindings = relations.map((r) => `<NavigationPropertyBinding Path="${r.nav}" Target="${r.target}"/>`);
+    out.push(bindings.length ? `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}">${bindings.join('')}</EntitySet>` : `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}"/>`);
+  }
+  out.push('</EntityContainer>', '</Schema>', '</edmx:DataServices>', '</edmx:Edmx>');
+  return out.join('\n');
+}
+
+function entityType({ def, readable, relations }: EdmxObject): string[] {
+  const navs = new Map(relations.map((r) => [r.field, r]));
+  const lines = [`<EntityType Name="${def.name}">`, '<Key><PropertyRef Name="id"/></Key>'];
+  lines.push(...annotations(def.label, def.description));
+  for (const field of Object.values(def.fields)) {
+    if (!readable.has(field.name)) continue;
+    const attrs = [`Name="${field.name}"`, `Type="${edmType(field)}"`];
+    if (field.name === 'id' || (field.required && !field.multiple)) attrs.push('Nullable="false"');
+    if (field.max_length !== undefined && EDM_TYPES[field.type] === 'Edm.String' && !JSON_TYPES.has(field.type)) attrs.push(`MaxLength="${field.max_length}"`);
+    const notes = annotations(field.label, field.description);
+    if (JSON_TYPES.has(field.type)) notes.push('<Annotation Term="Core.MediaType" String="application/json"/>');
+    lines.push(element('Property', attrs, notes));
+    const nav = navs.get(field.name);
+    if (nav) {
+      const type = `${NAMESPACE}.${nav.target}`;
+      lines.push(element('NavigationProperty', [`Name="${nav.nav}"`, `Type="${nav.multiple ? `Collection(${type})` : type}"`], annotations(`${field.label} (record)`)));
+    }
+  }
+  lines.push('</EntityType>');
+  return lines;
+}
+
+function element(name: string, attrs: string[], children: string[]): string {
+  return children.length ? `<${name} ${attrs.join(' ')}>${children.join('')}</${name}>` : `<${name} ${attrs.join(' ')}/>`;
+}
+
+function annotations(label: string | undefined, description?: string): string[] {
+  const out: string[] = [];
+  if (label) out.push(`<Annotation Term="Core.Description" String="${escapeXml(label)}"/>`);
+  if (description) out.push(`<Annotation Term="Core.LongDescription" String="${escapeXml(description)}"/>`);
+  return out;
+}
+
+/** Text for an XML attribute: markup escaped, line breaks and tabs kept as character references, characters XML cannot hold dropped. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+    .replace(/[&<>"'\t\n\r]/g, (c) => ESCAPES[c]!);
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };

@@ -1,0 +1,216 @@
+/**
+ * The OData V4 plugin: the spec's OData routes under `basePath` (default /odata) — service
+ * document, $metadata, entity sets, entities, $count, $batch — on the kernel's server, behind its
+ * authentication, permissions and rate limits; or, with `port`, on a port of their own (the same
+ * request pipeline, only the OData paths). A thin HTTP binding: what each request answers is
+ * ODataService's (service.ts), which $batch parts go through as well.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Request, Response } from 'express';
+import { definePlugin, isErrorCode, ObjectQLError, PluginError, sendError, type ErrorBody, type Kernel, type RequestContext } from '../../kernel';
+import { DEFAULT_MAX_PARTS, executeBatch } from './batch';
+import { asObjectQLError, odataErrorBody, ODataRenderedError } from './errors';
+import { jsonContentType, ODATA_VERSION } from './format';
+import { parseOptions, type ODataOptions, type ODataSettings } from './options';
+import { ODataService, type ODataRequest, type ODataResponse } from './service';
+
+export type { ODataOptions, ODataSettings } from './options';
+export { ODataService, type ODataEngine, type ODataRequest, type ODataResponse } from './service';
+
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export default definePlugin((options: ODataOptions = {}) => {
+  const settings = parseOptions(options);
+  const base = settings.basePath;
+  let kernel: Kernel;
+  let service: ODataService;
+  let server: Server | undefined;
+  /** With `port`: the requests that came in on it (the main server does not serve OData then). */
+  const ownPort = new WeakSet<IncomingMessage>();
+  const served = (req: IncomingMessage) => settings.port === undefined || ownPort.has(req);
+
+  async function serve(req: Request, res: Response): Promise<void> {
+    try {
+      const request = toODataRequest(req, base);
+      const ctx = kernel.http.context(req);
+      if (settings.enableBatch && req.method === 'POST' && isBatchPath(request.url)) {
+        write(res, await batch(req, ctx));
+        return;
+      }
+      write(res, await service.handle(request, ctx, kernel.engine));
+    } catch (err) {
+      sendError(req, res, new ODataRenderedError(asObjectQLError(err)));
+    }
+  }
+
+  /** POST {basePath}/$batch: the body as bytes (JSON is parsed already), every part through the service. */
+  async function batch(req: Request, ctx: RequestContext): Promise<ODataResponse> {
+    const maxBytes = kernel.config.limits.maxBodyBytes;
+    const json = req.is(['application/json', 'application/*+json']);
+    const body = json ? req.body : await readBody(req, maxBytes);
+    return executeBatch({
+      contentType: req.get('content-type') ?? '',
+      body,
+      ctx,
+      dispatcher: service,
+      engine: kernel.engine,
+      basePath: base,
+      limits: { maxParts: DEFAULT_MAX_PARTS, maxBytes },
+      headers: req.headers,
+    });
+  }
+
+  return {
+    name: 'odata',
+    register(k) {
+      kernel = k;
+      checkAgainstKernel(settings, k);
+      service = new ODataService(k, settings);
+      k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, server)]);
+      // Failures answered before the route runs (credentials refused, rate limit, a body that is
+      // not JSON) are rendered by the kernel: under the base path they are turned into OData's
+      // error format here, on this one response, with the OData-Version header.
+      k.hooks.request.tapPromise({ name: 'odata', stage: -100 }, async (req, res) => {
+        if (!underBase(req.path, base) || !served(req)) return;
+        res.setHeader('OData-Version', ODATA_VERSION);
+        const json = res.json.bind(res);
+        res.json = ((body: unknown) => json(res.statusCode >= 400 ? asODataErrorBody(body) : body)) as Response['json'];
+      });
+      k.hooks.routes.tapPromise('odata', async (router) => {
+        // basePath is plain path segments (options.ts): safe in an express path.
+        router.use(base, (req, res, next) => {
+          if (!served(req)) return next();
+          void serve(req, res);
+        });
+      });
+      if (settings.port !== undefined) k.hooks.ready.tapPromise('odata', () => listen());
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      if (!s) return;
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      s.closeIdleConnections();
+      const timer = setTimeout(() => s.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+
+  /**
+   * The port of its own, bound once the kernel is ready: its requests go through the kernel's
+   * whole pipeline (security headers, identity, rate limits), and only OData paths (and /health)
+   * are let in.
+   */
+  async function listen(): Promise<void> {
+    const app = kernel.http.app;
+    const s = createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== '/health' && !underBase(path, base)) {
+        const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves OData under ${base}`);
+        res.writeHead(404, { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION }).end(JSON.stringify(odataErrorBody(error)));
+        return;
+      }
+      ownPort.add(req);
+      void app(req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(settings.port, kernel.config.host, () => {
+        s.off('error', reject);
+        resolve();
+      });
+    });
+    server = s;
+    kernel.logger.info({ url: urlOf(s, base) }, 'OData listening on its own port');
+  }
+});
+
+function checkAgainstKernel(settings: ODataSettings, k: Kernel): void {
+  const max = k.config.limits.maxExpandDepth;
+  if (settings.maxExpandDepth > max) {
+    throw new PluginError(`Plugin 'odata': maxExpandDepth ${settings.maxExpandDepth} is above the kernel's limits.maxExpandDepth ${max}; raise that limit too, or lower maxExpandDepth`);
+  }
+  if (settings.port !== undefined) return;
+  for (const [key, prefix] of Object.entries(k.config.routes)) {
+    const overlap = prefix === settings.basePath || prefix.startsWith(`${settings.basePath}/`) || settings.basePath.startsWith(`${prefix}/`);
+    if (overlap) throw new PluginError(`Plugin 'odata': basePath '${settings.basePath}' overlaps routes.${key} '${prefix}'; choose another basePath`);
+  }
+}
+
+function capability(settings: ODataSettings, server: Server | undefined) {
+  const base = settings.basePath;
+  const routes = [`GET ${base}`, `GET ${base}/$metadata`, `GET ${base}/{EntitySet}`, `GET ${base}/{EntitySet}/$count`, `POST ${base}/{EntitySet}`,
+    `GET ${base}/{EntitySet}('{id}')`, `PATCH ${base}/{EntitySet}('{id}')`, `DELETE ${base}/{EntitySet}('{id}')`, `GET ${base}/{EntitySet}('{id}')/{property}`];
+  if (settings.enableBatch) routes.push(`POST ${base}/$batch`);
+  return {
+    plugin: 'odata',
+    protocol: 'odata',
+    version: ODATA_VERSION,
+    routes,
+    basePath: base,
+    metadata: `${base}/$metadata`,
+    ...(settings.port !== undefined ? { port: settings.port, url: server ? urlOf(server, base) : undefined } : {}),
+    maxExpandDepth: settings.maxExpandDepth,
+    batch: settings.enableBatch,
+    search: settings.enableSearch,
+    etags: settings.enableETags,
+  };
+}
+
+function urlOf(server: Server, base: string): string | undefined {
+  const address = server.address() as AddressInfo | null;
+  if (!address) return undefined;
+  const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  return `http://${host}:${address.port}${base}`;
+}
+
+/** Whether a path is the base path or under it (express matches paths case-insensitively). */
+function underBase(path: string, base: string): boolean {
+  const p = path.toLowerCase();
+  const b = base.toLowerCase();
+  return p === b || p.startsWith(`${b}/`);
+}
+
+function toODataRequest(req: Request, base: string): ODataRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const rest = req.originalUrl.slice(base.length);
+  return { method: req.method, url: rest.startsWith('/') ? rest : `/${rest}`, headers, body: req.body };
+}
+
+function isBatchPath(url: string): boolean {
+  const path = url.split('?')[0];
+  return path === '/$batch' || path.toLowerCase() === '/%24batch';
+}
+
+/** The raw body, up to `limit` bytes (INVALID_REQUEST beyond, as the kernel's body parser answers). */
+async function readBody(req: Request, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function write(res: Response, response: ODataResponse): void {
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.body === undefined) {
+    res.end();
+    return;
+  }
+  const body = response.body;
+  res.send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+}
+
+/** The kernel's error body → OData's (details as an array; the kernel's details kept as innererror). */
+function asODataErrorBody(body: unknown): unknown {
+  const error = (body as Partial<ErrorBody> | undefined)?.error;
+  if (!error || !isErrorCode(error.code) || Array.isArray(error.details)) return body;
+  return odataErrorBody(new ObjectQLError(error.code, error.message, error.details));
+}

@@ -1,0 +1,69 @@
+/**
+ * The $metadata documents, built once per view and kept as ready XML with an ETag. A view is what
+ * one set of roles may read (the objects and, of each, the readable fields): callers whose roles
+ * give the same view share one document, and the number of views is bounded by the roles the
+ * permission files name.
+ *
+ * Metadata is fixed at run time except the label and description of objects (the metadata API's
+ * PUT changes them in place), which the document carries as annotations: each request compares
+ * them with what the documents were built from (a loop, no hashing) and drops every document
+ * when one changed, as the openapi plugin's cache does.
+ */
+import { createHash } from 'node:crypto';
+import type { ObjectDefinition, User } from '../../kernel';
+import { buildEdmx, type EdmxObject } from './edmx';
+import type { ODataModel } from './model';
+
+export interface MetadataDocument {
+  xml: string;
+  etag: string;
+}
+
+export class MetadataCache {
+  private readonly documents = new Map<string, MetadataDocument>();
+  private seen: Array<{ def: ObjectDefinition; label: string; description: string | undefined }> = [];
+  private readonly setIds = new WeakMap<ReadonlySet<string>, number>();
+  private nextSetId = 0;
+  private builds = 0;
+
+  constructor(private readonly model: ODataModel) {}
+
+  /** How many documents were built (for tests). */
+  get buildCount(): number {
+    return this.builds;
+  }
+
+  get(user: User | undefined): MetadataDocument {
+    this.dropIfChanged();
+    const visible = this.model.visibleObjects(user);
+    const key = visible.map((v) => `${v.def.name}:${this.setId(v.readable)}`).join(',');
+    let doc = this.documents.get(key);
+    if (!doc) {
+      const names = new Set(visible.map((v) => v.def.name));
+      const objects: EdmxObject[] = visible.map(({ def, readable }) => ({
+        def,
+        readable,
+        relations: this.model.relations(def).filter((r) => readable.has(r.field) && names.has(r.target)),
+      }));
+      const xml = buildEdmx(objects);
+      doc = { xml, etag: `"${createHash('sha256').update(xml).digest('base64url').slice(0, 27)}"` };
+      this.documents.set(key, doc);
+      this.builds += 1;
+    }
+    return doc;
+  }
+
+  private setId(set: ReadonlySet<string>): number {
+    let id = this.setIds.get(set);
+    if (id === undefined) this.setIds.set(set, (id = this.nextSetId++));
+    return id;
+  }
+
+  private dropIfChanged(): void {
+    const objects = this.model.source.objects();
+    const fresh = objects.length === this.seen.length && this.seen.every((s, i) => s.def === objects[i] && s.def.label === s.label && s.def.description === s.description);
+    if (fresh) return;
+    this.documents.clear();
+    this.seen = objects.map((def) => ({ def, label: def.label, description: def.description }));
+  }
+}

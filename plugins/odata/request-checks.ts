@@ -1,0 +1,53 @@
+/**
+ * What an OData request may carry, resource by resource: its methods (others are 400 with an
+ * Allow header), its system query options (others are 400 naming them; custom options without
+ * `$` are ignored, as OData allows), a JSON body for writes, and the `return=minimal` preference.
+ * Pure: no HTTP.
+ */
+import { ObjectQLError } from '../../kernel';
+
+/** A method the resource does not take: INVALID_REQUEST (the spec has no 405), answered with Allow. */
+export class MethodNotAllowed extends ObjectQLError {
+  constructor(method: string, what: string, readonly allow: string[]) {
+    super('INVALID_REQUEST', `${method} is not supported on ${what}; use ${allow.join(', ')}`);
+  }
+}
+
+export function allowMethods(method: string, methods: string[], what: string): void {
+  if (!methods.includes(method)) throw new MethodNotAllowed(method, what, methods.includes('GET') ? [...methods, 'HEAD'] : methods);
+}
+
+/** No system query option ($...) is taken here. */
+export function noOptions(query: URLSearchParams): void {
+  onlyOptions(query, [], 'this request');
+}
+
+/** The query restricted to the system options `names`; any other system option is INVALID_REQUEST. */
+export function onlyOptions(query: URLSearchParams, names: string[], what: string): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [name, value] of query) {
+    if (names.includes(name)) out.append(name, value);
+    else if (name.startsWith('$')) {
+      const message = `Query option ${name} is not supported on ${what}${names.length ? `; use ${names.join(', ')}` : ''}`;
+      throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: name }]);
+    }
+  }
+  return out;
+}
+
+const JSON_TYPE = /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i;
+
+/** The body of a write, which must be JSON: another Content-Type is 400 INVALID_REQUEST (the spec's table has no 415). */
+export function jsonBody(headers: Record<string, string>, body: unknown): unknown {
+  const type = headers['content-type'];
+  if (type !== undefined && !JSON_TYPE.test(type)) {
+    const message = `Content-Type must be application/json, got '${type}'`;
+    throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: 'Content-Type' }]);
+  }
+  return body;
+}
+
+/** `Prefer: return=minimal` (lower-case header names). */
+export function prefersMinimal(headers: Record<string, string>): boolean {
+  return /(^|[,;\s])return\s*=\s*minimal\b/i.test(headers.prefer ?? '');
+}
