@@ -19,6 +19,7 @@ export default {
     rest: true, // /api/data/:object
     metadata: true, // /api/metadata/objects
     openapi: true, // GET /api/objectql/openapi.json, reference page at /api/objectql/docs
+    odata: true, // /odata: $metadata, entity sets, $batch
     auth: {
       // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles.
       jwt: { secret: process.env.OBJECTQL_JWT_SECRET ?? 'development-secret-change-me-0123456789' },
