@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / group-by / create,
- * through ObjectQL's JSON-RPC and REST, against each store (BENCH_STORES: memory, sqlite,
+ * through ObjectQL's JSON-RPC, REST and OData V4, against each store (BENCH_STORES: memory, sqlite,
  * postgres), each beside a bare node:http baseline doing the same work by hand (plain arrays, or
  * the equivalent prepared SQL) on the same data, in the same run. Each server runs in a process of
  * its own and is warmed up first. Reports requests/s and p99 latency, and ObjectQL's throughput as a
- * ratio of the baseline's; then pages through every row while sampling the server's memory.
+ * ratio of the baseline's, per protocol ('—' where a protocol has no such request: REST has no
+ * count route, OData no group-by since the plugin does not support $apply); then pages through
+ * every row while sampling the server's memory.
  * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
  */
 import autocannon from 'autocannon';
@@ -25,6 +27,8 @@ interface Server {
   pid: number;
   rpc: string;
   rest: string;
+  /** The OData service root (the ObjectQL server only). */
+  odata?: string;
   child: ChildProcess;
 }
 
@@ -92,21 +96,28 @@ async function benchStore(store: Store): Promise<void> {
   const objectql = await startServer('objectql', store);
   const baseline = await startServer('baseline', store);
   try {
-    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
-    console.log('| scenario | JSON-RPC req/s | REST req/s | baseline req/s | JSON-RPC ratio | REST ratio | p99 ms JSON-RPC / REST / baseline |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST, OData) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
+    console.log('| scenario | JSON-RPC req/s | REST req/s | OData req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | p99 ms JSON-RPC / REST / OData / baseline |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     const rpc = origin(objectql.rpc);
     const rest = origin(objectql.rest);
+    if (!objectql.odata) throw new Error('the ObjectQL server printed no OData URL');
+    const odata = origin(objectql.odata);
+    /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
+    const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) => (request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined);
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
       const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
-      const r = s.rest ? await measure(rest.base, { ...s.rest(data), path: rest.prefix + s.rest(data).path }) : undefined;
+      const r = await under(rest, s.rest?.(data));
+      const od = await under(odata, s.odata?.(data));
       const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
-      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['baseline', b]] as const) {
+      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['OData', od], ['baseline', b]] as const) {
         if (m?.errors) console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
       }
+      const rps = (m: Measure | undefined) => (m ? m.rps.toFixed(0) : '—');
       const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
-      console.log(`| ${s.name} | ${o.rps.toFixed(0)} | ${r ? r.rps.toFixed(0) : '—'} | ${b.rps.toFixed(0)} | ${ratio(o)} | ${ratio(r)} | ${o.p99} / ${r ? r.p99 : '—'} / ${b.p99} |`);
+      const p99 = [o, r, od, b].map((m) => (m ? m.p99 : '—')).join(' / ');
+      console.log(`| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${p99} |`);
     }
     // Latency without queueing: one client alone, on the list (the page plus its total).
     const list = SCENARIOS[0];

@@ -1,4 +1,4 @@
-/** The benchmarked requests, in their JSON-RPC and REST forms, and the data every server holds. */
+/** The benchmarked requests, in their JSON-RPC, REST and OData forms, and the data every server holds. */
 export interface BenchData {
   categories: Array<{ id: string; name: string }>;
   items: Array<{ id: string; name: string; status: string; amount: number; category: string }>;
@@ -19,7 +19,7 @@ export function makeData(rows: number): BenchData {
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
-  /** Under the REST prefix. */
+  /** Under the protocol's prefix (the REST data route, the OData base path). */
   path: string;
   body?: unknown;
 }
@@ -29,10 +29,20 @@ export interface Scenario {
   rpc(d: BenchData): unknown;
   /** Absent where REST has no such request (it has no count route). */
   rest?(d: BenchData): HttpRequest;
+  /** Absent where OData has no such request (the plugin does not support $apply, so no group-by). */
+  odata?(d: BenchData): HttpRequest;
 }
 
 const q = (params: Record<string, unknown>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+
+/** OData query options, each value percent-encoded (spaces, quotes). */
+const oq = (params: Record<string, string>) =>
+  Object.entries(params)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+    .join('&');
+/** An OData key predicate: ('<id>'), a quote inside doubled. */
+const okey = (id: string) => `('${encodeURIComponent(id.replace(/'/g, "''"))}')`;
 
 const LIST = { filters: [['status', '=', 'open'], ['amount', '>', 500]], sort: [['amount', 'desc']], top: 20 };
 const mid = (d: BenchData) => d.items[Math.floor(d.items.length / 2)].id;
@@ -45,17 +55,26 @@ export const SCENARIOS: Scenario[] = [
     name: 'list',
     rpc: () => ({ op: 'find', object: 'bench_item', args: LIST }),
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ filter: LIST.filters, sort: 'amount desc', top: 20 })}` }),
+    // $count=true: the total comes back as @odata.count, as meta.total does in the other forms.
+    odata: () => ({ method: 'GET', path: `/bench_item?${oq({ $filter: "status eq 'open' and amount gt 500", $orderby: 'amount desc', $top: '20', $count: 'true' })}` }),
   },
   {
     name: 'get',
     rpc: (d) => ({ op: 'findOne', object: 'bench_item', args: mid(d) }),
     rest: (d) => ({ method: 'GET', path: `/bench_item/${mid(d)}` }),
+    odata: (d) => ({ method: 'GET', path: `/bench_item${okey(mid(d))}` }),
   },
-  { name: 'count', rpc: () => ({ op: 'count', object: 'bench_item', args: { filters: [['status', '=', 'closed']] } }) },
+  {
+    name: 'count',
+    rpc: () => ({ op: 'count', object: 'bench_item', args: { filters: [['status', '=', 'closed']] } }),
+    odata: () => ({ method: 'GET', path: `/bench_item/$count?${oq({ $filter: "status eq 'closed'" })}` }),
+  },
   {
     name: 'expand',
     rpc: () => ({ op: 'find', object: 'bench_item', args: { top: 50, sort: [['name', 'asc']], expand: { category: { fields: ['name'] } } } }),
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ top: 50, sort: 'name', expand: { category: { fields: ['name'] } } })}` }),
+    // The relation `category` is the navigation property `category_nav` (docs/odata.md).
+    odata: () => ({ method: 'GET', path: `/bench_item?${oq({ $top: '50', $orderby: 'name', $expand: 'category_nav($select=name)', $count: 'true' })}` }),
   },
   {
     name: 'group-by',
@@ -66,5 +85,6 @@ export const SCENARIOS: Scenario[] = [
     name: 'create',
     rpc: () => ({ op: 'create', object: 'bench_item', args: NEW_ITEM }),
     rest: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
+    odata: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
   },
 ];
