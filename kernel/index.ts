@@ -4,7 +4,8 @@ export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from '
 export { PluginError } from './plugin-order';
 export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
-export { HttpHost, sendError, toHttpError } from './http/host';
+export { HttpHost, sendError, toHttpError, type UpgradeHandler } from './http/host';
+export { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';
 export { DEFAULT_ROUTES, type ObjectQLConfig, type ResolvedConfig } from './config/schema';
 export { isAnonymous, type RequestContext, type User } from './context';

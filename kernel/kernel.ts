@@ -5,6 +5,7 @@ import { BUILTIN_DRIVERS, BUILTIN_PLUGINS } from './builtins';
 import { resolveConfig } from './config/load';
 import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
 import { DatasourceManager } from './datasources';
+import { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub } from './pubsub';
 import type { DriverFactory } from './drivers';
 import { DataEngine } from './engine/engine';
 import { createHooks, type KernelHooks } from './hooks';
@@ -28,6 +29,8 @@ export interface KernelServices {
   engine: DataEngine;
   datasources: DatasourceManager;
   http: HttpHost;
+  /** In-process unless a plugin (pubsub-redis) provides another in register. */
+  pubsub: PubSub;
 }
 
 /** What a kernel is built with besides its config. */
@@ -65,6 +68,7 @@ export class Kernel {
       hooks: asValue(this.hooks),
       datasources: asValue(new DatasourceManager(this.drivers, this.logger, this.config.baseDir)),
       http: asValue(new HttpHost(this)),
+      pubsub: asValue(new InProcessPubSub()),
     });
   }
 
@@ -142,6 +146,9 @@ export class Kernel {
       const engine = new DataEngine({ registry, datasources, hooks: this.hooks, config: this.config, logger: this.logger });
       this.provide('engine', engine);
       tapMetadataHooks(this.hooks, registry);
+      const pubsub = this.resolve('pubsub');
+      // Every committed change goes out on the pubsub, so subscribers on every instance hear it.
+      this.hooks.recordChanged.tapPromise('kernel:pubsub', (change) => pubsub.publish(RECORD_CHANGED_CHANNEL, change));
       await seedInitialData(engine, registry, this.logger);
 
       for (const r of ordered) {
@@ -178,6 +185,7 @@ export class Kernel {
     for (const r of [...this.started].reverse()) await attempt(`plugin '${r.plugin.name}'`, () => r.plugin.stop?.());
     this.started = [];
     await attempt('datasources', () => this.resolve('datasources').close());
+    await attempt('pubsub', () => this.resolve('pubsub').close());
     this.state = 'stopped';
     if (errors.length) throw errors[0];
   }

@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -22,6 +23,9 @@ declare global {
   }
 }
 
+/** Takes over a WebSocket upgrade request (e.g. `wss.handleUpgrade`). */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -30,8 +34,19 @@ export class HttpHost {
   private server?: Server;
   private draining = false;
   readonly app: Express = express();
+  private readonly upgrades = new Map<string, UpgradeHandler>();
 
   constructor(private readonly kernel: Kernel) {}
+
+  /**
+   * Routes WebSocket upgrade requests whose path is exactly `path` to `handler` (several plugins
+   * can serve WebSockets on the one server). Register before the kernel listens; an upgrade to
+   * any other path is refused with 404.
+   */
+  upgrade(path: string, handler: UpgradeHandler): void {
+    if (this.upgrades.has(path)) throw new Error(`A WebSocket handler is already registered for ${path}`);
+    this.upgrades.set(path, handler);
+  }
 
   get url(): string {
     const address = this.server?.address() as AddressInfo | null | undefined;
@@ -102,6 +117,18 @@ export class HttpHost {
 
     this.server = createServer(app);
     const server = this.server;
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
+      let path: string;
+      try {
+        path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      } catch {
+        path = '';
+      }
+      const handler = this.draining ? undefined : this.upgrades.get(path);
+      if (handler) return handler(req, socket, head);
+      socket.end(`HTTP/1.1 ${this.draining ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
