@@ -1,34 +1,11 @@
-/**
- * The contract between the batch executor and the OData service. ODataRequest and ODataResponse are
- * declared here structurally (the same shapes as the service's own, in ../service.ts) so that this
- * folder does not depend on when that file lands; TypeScript's structural typing keeps them
- * interchangeable.
- */
-import type { DataEngine, Repository, RequestContext } from '../../../kernel';
+/** The contract between the batch executor and the OData service (../service.ts). */
+import type { DataEngine, RequestContext } from '../../../kernel';
+import type { ODataEngine, ODataRequest, ODataResponse } from '../service';
 
-/** One OData request as the service handles it, whatever carried it (HTTP, a batch part). */
-export interface ODataRequest {
-  /** Upper-case: GET, POST, PUT, PATCH, DELETE. */
-  method: string;
-  /** The path after the service's basePath, always starting with '/', plus '?query' when there is one: "/Books('1')?$select=title". */
-  url: string;
-  /** Lower-case names. */
-  headers: Record<string, string>;
-  /** JSON bodies parsed; other bodies as text; absent when the request had none. */
-  body?: unknown;
-}
-
-export interface ODataResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** A JSON value (serialized by the writer), a string (written as is) or a Buffer. */
-  body?: unknown;
-}
+export type { ODataRequest, ODataResponse };
 
 /** What the batch needs of the engine for one request: a repository per object, for the given caller. */
-export interface DispatchEngine {
-  repo(object: string, ctx: RequestContext): Repository;
-}
+export type DispatchEngine = ODataEngine;
 
 /**
  * The service's request handler. It must answer every failure as an error response (status >= 400)
