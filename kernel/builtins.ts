@@ -18,6 +18,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   'rate-limit': () => defaultExport(require('../plugins/rate-limit')),
   auth: () => defaultExport(require('../plugins/auth')),
   odata: () => defaultExport(require('../plugins/odata')),
+  graphql: () => defaultExport(require('../plugins/graphql')),
 });
 
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */

@@ -1,0 +1,82 @@
+/**
+ * The executable schema, built from metadata: the generated SDL and resolvers of every object
+ * plus what contributors add (the subscriptions module contributes `type Subscription`). Plain
+ * (@graphql-tools/schema) or, with federation, an Apollo subgraph (@apollo/subgraph): every record
+ * type keyed by `id`, `_entities` loading by id through the engine as the caller, `_service { sdl }`.
+ */
+import { buildSubgraphSchema, type GraphQLSchemaModule } from '@apollo/subgraph/dist/buildSubgraphSchema';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { parse, type GraphQLSchema } from 'graphql';
+import { PluginError, type DataEngine, type ObjectDefinition } from '../../kernel';
+import { namesOf } from './naming';
+import { objectResolvers } from './resolvers';
+import { DELETE_RESULT, FEDERATION_LINK, objectSdl } from './sdl';
+
+/** A graphql-tools resolver map: type name → field name → resolver (or a scalar / enum value map). */
+export type ResolverMap = Record<string, Record<string, unknown>>;
+
+/** What a contributor adds to the schema: SDL (new types, `type Subscription`, `extend type Query`) and its resolvers. */
+export interface SchemaContribution {
+  typeDefs: string;
+  resolvers: ResolverMap;
+}
+
+/** Called at every build with the objects the schema is built from. */
+export type SchemaContributor = (objects: ObjectDefinition[]) => SchemaContribution;
+
+export interface BuildOptions {
+  engine: DataEngine;
+  /** Build an Apollo Federation 2 subgraph. */
+  federation?: boolean;
+  contributors?: readonly SchemaContributor[];
+}
+
+export interface BuiltSchema {
+  schema: GraphQLSchema;
+  /** The SDL the schema was built from (the subgraph's SDL under federation). */
+  sdl: string;
+}
+
+/** The schema of these objects; a name clash or a contribution that does not fit stops with a PluginError. */
+export function buildSchema(objects: ObjectDefinition[], options: BuildOptions): BuiltSchema {
+  if (!objects.length) throw new PluginError("Plugin 'graphql': there are no objects to build a schema from");
+  const federation = options.federation === true;
+  const names = namesOf(objects);
+  const types: string[] = [DELETE_RESULT];
+  const queries: string[] = [];
+  const mutations: string[] = [];
+  const query: Record<string, unknown> = {};
+  const mutation: Record<string, unknown> = {};
+  const resolvers: ResolverMap = { Query: query, Mutation: mutation };
+  objects.forEach((def, i) => {
+    const sdl = objectSdl(def, names[i], federation);
+    types.push(sdl.types);
+    queries.push(...sdl.queries);
+    mutations.push(...sdl.mutations);
+    const r = objectResolvers(options.engine, def, names[i]);
+    Object.assign(query, r.query);
+    Object.assign(mutation, r.mutation);
+    const { __resolveReference, ...fields } = r.type;
+    resolvers[names[i].type] = federation ? { ...fields, __resolveReference } : fields;
+  });
+  const parts = [
+    ...(federation ? [FEDERATION_LINK] : []),
+    ...types,
+    `type Query {\n${queries.join('\n')}\n}`,
+    `type Mutation {\n${mutations.join('\n')}\n}`,
+  ];
+  for (const contributor of options.contributors ?? []) {
+    const contribution = contributor(objects);
+    parts.push(contribution.typeDefs);
+    for (const [typeName, fields] of Object.entries(contribution.resolvers)) resolvers[typeName] = { ...resolvers[typeName], ...fields };
+  }
+  const sdl = parts.join('\n\n');
+  try {
+    const schema = federation
+      ? buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as GraphQLSchemaModule['resolvers'] })
+      : makeExecutableSchema({ typeDefs: sdl, resolvers });
+    return { schema, sdl };
+  } catch (err) {
+    throw new PluginError(`Plugin 'graphql': the generated schema does not build: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The plugin's options (zod, errors naming the key), the names generated from objects and their
+ * clashes (a unit test, and a server that refuses to start), and the port of its own.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createKernel, type ObjectDefinition } from '../../../kernel';
+import { namesOf, objectNames } from '../../../plugins/graphql/naming';
+import { parseOptions } from '../../../plugins/graphql/options';
+import { startServer, USERS } from '../../helpers/server';
+import { as, SQLITE } from './helpers';
+
+describe('GraphQL plugin options', () => {
+  it('has the defaults of the spec', () => {
+    expect(parseOptions(undefined)).to.deep.equal({
+      path: '/api/graphql', introspection: true, enableSubscriptions: true, enableFederation: false, federationServiceName: 'objectql',
+    });
+    expect(parseOptions({ port: 4001, introspection: false }).port).to.equal(4001);
+  });
+
+  it('names the key of every wrong option', () => {
+    expect(() => parseOptions({ introspection: 'yes' })).to.throw("Plugin 'graphql': introspection must be true or false");
+    expect(() => parseOptions({ path: 'graphql' })).to.throw('path must be a path of plain segments');
+    expect(() => parseOptions({ port: 70000 })).to.throw('port must be between 0 and 65535');
+    expect(() => parseOptions({ federationServiceName: '1x' })).to.throw('federationServiceName must be a name');
+    expect(() => parseOptions({ pubsub: {} })).to.throw('pubsub must be a publish/subscribe instance');
+    expect(() => parseOptions({ introspect: true })).to.throw("unknown option 'introspect'");
+    expect(() => parseOptions(true)).to.throw('options must be an object');
+  });
+});
+
+describe('GraphQL names', () => {
+  const def = (name: string, fields: string[] = ['id']): ObjectDefinition =>
+    ({ name, label: name, fields: Object.fromEntries(fields.map((f) => [f, { name: f, type: 'text', label: f }])) }) as unknown as ObjectDefinition;
+
+  it('capitalises the object name for its types and names its root fields', () => {
+    expect(objectNames('project')).to.deep.equal({
+      object: 'project', type: 'Project', input: 'ProjectInput', one: 'project', list: 'projectList',
+      create: 'createProject', update: 'updateProject', delete: 'deleteProject',
+    });
+  });
+
+  it('stops on two objects that map to one name, naming both', () => {
+    expect(() => namesOf([def('project'), def('Project')])).to.throw("object 'Project' maps to the type 'Project', which object 'project' maps to as well");
+    expect(() => namesOf([def('thing'), def('thingList')])).to.throw("object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well");
+    expect(() => namesOf([def('project'), def('projectInput')])).to.throw("maps to the type 'ProjectInput'");
+    expect(() => namesOf([def('query')])).to.throw("object 'query' maps to the type 'Query', which the built-in type Query maps to as well");
+    expect(() => namesOf([def('deleteResult')])).to.throw('DeleteResult');
+  });
+
+  it('stops on names that are no GraphQL names', () => {
+    expect(() => namesOf([def('my-object')])).to.throw("object 'my-object' has no valid GraphQL name");
+    expect(() => namesOf([def('thing', ['id', 'bad-field'])])).to.throw("field 'bad-field' of object 'thing' has no valid GraphQL name");
+  });
+
+  it('refuses to start a server whose objects clash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oql-graphql-'));
+    try {
+      writeFileSync(join(dir, 'thing.object.yml'), 'fields:\n  name:\n    type: text\n');
+      writeFileSync(join(dir, 'thingList.object.yml'), 'fields:\n  name:\n    type: text\n');
+      const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [dir], datasources: { default: { driver: 'memory' } }, plugins: { graphql: true } });
+      let failure: unknown;
+      await kernel.start().catch((err: unknown) => (failure = err));
+      expect(String((failure as Error)?.message)).to.contain("object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('GraphQL on a port of its own', () => {
+  it('serves /graphql on that port and nothing at the path on the main server', async () => {
+    const s = await startServer({ plugins: { graphql: { port: 0 } }, datasources: SQLITE }, { identityFromHeader: true });
+    try {
+      const cap = (await s.request('GET', '/.well-known/objectql')).body.capabilities.find((c: any) => c.plugin === 'graphql');
+      expect(cap.port).to.be.a('number');
+      const own = `http://127.0.0.1:${cap.port}`;
+      const res = await fetch(`${own}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...as(USERS.admin) }, body: JSON.stringify({ query: '{ project(id: "prj-apollo") { id } }' }) });
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ data: { project: { id: 'prj-apollo' } } });
+      expect((await fetch(`${own}/api/data/project`)).status).to.equal(404);
+      expect((await s.request('POST', '/api/graphql', { query: '{ __typename }' })).status).to.equal(404);
+    } finally {
+      await s.stop();
+    }
+  });
+});
