@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / group-by / create,
- * through ObjectQL's JSON-RPC, REST and OData V4, against each store (BENCH_STORES: memory, sqlite,
+ * through ObjectQL's JSON-RPC, REST, OData V4 and GraphQL, against each store (BENCH_STORES: memory, sqlite,
  * postgres), each beside a bare node:http baseline doing the same work by hand (plain arrays, or
  * the equivalent prepared SQL) on the same data, in the same run. Each server runs in a process of
  * its own and is warmed up first. Reports requests/s and p99 latency, and ObjectQL's throughput as a
  * ratio of the baseline's, per protocol ('—' where a protocol has no such request: REST has no
- * count route, OData no group-by since the plugin does not support $apply); then pages through
+ * count route, OData no group-by since the plugin does not support $apply, GraphQL no count,
+ * group-by or expand since its schema has no aggregates and relationships are ids); then pages through
  * every row while sampling the server's memory.
  * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
  */
@@ -29,6 +30,8 @@ interface Server {
   rest: string;
   /** The OData service root (the ObjectQL server only). */
   odata?: string;
+  /** The GraphQL endpoint (the ObjectQL server only). */
+  graphql?: string;
   child: ChildProcess;
 }
 
@@ -53,8 +56,13 @@ interface Measure {
   firstError?: string;
 }
 
-async function load(url: string, request: HttpRequest, duration = SECONDS, connections = CONNECTIONS): Promise<Measure> {
+/**
+ * `graphql`: the response is a GraphQL one, which reports a failed request as 200 with an `errors`
+ * member; those count as errors too.
+ */
+async function load(url: string, request: HttpRequest, duration = SECONDS, connections = CONNECTIONS, graphql = false): Promise<Measure> {
   let firstError: string | undefined;
+  let bodyErrors = 0;
   const result = await autocannon({
     url,
     duration,
@@ -67,17 +75,21 @@ async function load(url: string, request: HttpRequest, duration = SECONDS, conne
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
         onResponse: (status: number, body: string) => {
           if (status >= 300 && !firstError) firstError = `HTTP ${status} ${body.slice(0, 300)}`;
+          if (graphql && status < 300 && /"errors"\s*:/.test(body)) {
+            bodyErrors++;
+            firstError ??= `HTTP ${status} ${body.slice(0, 300)}`;
+          }
         },
       },
     ],
   });
-  return { rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, firstError };
+  return { rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts + bodyErrors, firstError };
 }
 
 /** Warm (a short unmeasured run), then measure. */
-async function measure(url: string, request: HttpRequest): Promise<Measure> {
-  await load(url, request, 1);
-  return load(url, request);
+async function measure(url: string, request: HttpRequest, graphql = false): Promise<Measure> {
+  await load(url, request, 1, CONNECTIONS, graphql);
+  return load(url, request, SECONDS, CONNECTIONS, graphql);
 }
 
 function origin(url: string): { base: string; prefix: string } {
@@ -96,13 +108,15 @@ async function benchStore(store: Store): Promise<void> {
   const objectql = await startServer('objectql', store);
   const baseline = await startServer('baseline', store);
   try {
-    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST, OData) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
-    console.log('| scenario | JSON-RPC req/s | REST req/s | OData req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | p99 ms JSON-RPC / REST / OData / baseline |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST, OData, GraphQL) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
+    console.log('| scenario | JSON-RPC req/s | REST req/s | OData req/s | GraphQL req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | GraphQL ratio | p99 ms JSON-RPC / REST / OData / GraphQL / baseline |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const rpc = origin(objectql.rpc);
     const rest = origin(objectql.rest);
     if (!objectql.odata) throw new Error('the ObjectQL server printed no OData URL');
     const odata = origin(objectql.odata);
+    if (!objectql.graphql) throw new Error('the ObjectQL server printed no GraphQL URL');
+    const gql = origin(objectql.graphql);
     /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
     const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) => (request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined);
     for (const s of SCENARIOS) {
@@ -110,14 +124,16 @@ async function benchStore(store: Store): Promise<void> {
       const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
       const r = await under(rest, s.rest?.(data));
       const od = await under(odata, s.odata?.(data));
+      const gq = s.graphql?.(data);
+      const g = gq ? await measure(gql.base, { method: 'POST', path: gql.prefix, body: gq }, true) : undefined;
       const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
-      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['OData', od], ['baseline', b]] as const) {
+      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['OData', od], ['GraphQL', g], ['baseline', b]] as const) {
         if (m?.errors) console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
       }
       const rps = (m: Measure | undefined) => (m ? m.rps.toFixed(0) : '—');
       const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
-      const p99 = [o, r, od, b].map((m) => (m ? m.p99 : '—')).join(' / ');
-      console.log(`| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${p99} |`);
+      const p99 = [o, r, od, g, b].map((m) => (m ? m.p99 : '—')).join(' / ');
+      console.log(`| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(g)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${ratio(g)} | ${p99} |`);
     }
     // Latency without queueing: one client alone, on the list (the page plus its total).
     const list = SCENARIOS[0];

@@ -1,4 +1,4 @@
-/** The benchmarked requests, in their JSON-RPC, REST and OData forms, and the data every server holds. */
+/** The benchmarked requests, in their JSON-RPC, REST, OData and GraphQL forms, and the data every server holds. */
 export interface BenchData {
   categories: Array<{ id: string; name: string }>;
   items: Array<{ id: string; name: string; status: string; amount: number; category: string }>;
@@ -31,7 +31,25 @@ export interface Scenario {
   rest?(d: BenchData): HttpRequest;
   /** Absent where OData has no such request (the plugin does not support $apply, so no group-by). */
   odata?(d: BenchData): HttpRequest;
+  /**
+   * The body POSTed to the GraphQL endpoint. Absent where the schema has no such request: no count
+   * or aggregate query, and relationships are ids, not nested objects, so no expand (spec: GraphQL API).
+   */
+  graphql?(d: BenchData): GraphQLRequest;
 }
+
+/** A GraphQL request body: {query, variables}. */
+export interface GraphQLRequest {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
+/**
+ * Object `bench_item` in the generated schema: type `Bench_item`, input `Bench_itemInput`, queries
+ * `bench_item` and `bench_itemList`, mutation `createBench_item` (plugins/graphql/naming.ts).
+ * Every declared field is selected, as the other protocols return whole records.
+ */
+const ITEM_FIELDS = 'id name status amount category';
 
 const q = (params: Record<string, unknown>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
@@ -57,12 +75,18 @@ export const SCENARIOS: Scenario[] = [
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ filter: LIST.filters, sort: 'amount desc', top: 20 })}` }),
     // $count=true: the total comes back as @odata.count, as meta.total does in the other forms.
     odata: () => ({ method: 'GET', path: `/bench_item?${oq({ $filter: "status eq 'open' and amount gt 500", $orderby: 'amount desc', $top: '20', $count: 'true' })}` }),
+    // filters and sort are JSON-encoded strings in their array forms; the list type carries no total.
+    graphql: () => ({
+      query: `query List($filters: String, $sort: String, $top: Int) { bench_itemList(filters: $filters, sort: $sort, top: $top) { ${ITEM_FIELDS} } }`,
+      variables: { filters: JSON.stringify(LIST.filters), sort: JSON.stringify(LIST.sort), top: LIST.top },
+    }),
   },
   {
     name: 'get',
     rpc: (d) => ({ op: 'findOne', object: 'bench_item', args: mid(d) }),
     rest: (d) => ({ method: 'GET', path: `/bench_item/${mid(d)}` }),
     odata: (d) => ({ method: 'GET', path: `/bench_item${okey(mid(d))}` }),
+    graphql: (d) => ({ query: `query Get($id: String!) { bench_item(id: $id) { ${ITEM_FIELDS} } }`, variables: { id: mid(d) } }),
   },
   {
     name: 'count',
@@ -86,5 +110,6 @@ export const SCENARIOS: Scenario[] = [
     rpc: () => ({ op: 'create', object: 'bench_item', args: NEW_ITEM }),
     rest: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
     odata: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
+    graphql: () => ({ query: `mutation Create($input: Bench_itemInput!) { createBench_item(input: $input) { ${ITEM_FIELDS} } }`, variables: { input: NEW_ITEM } }),
   },
 ];

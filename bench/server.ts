@@ -1,8 +1,9 @@
 /**
  * One benchmarked server in its own process, so that the load generator does not share its
  * event loop: `tsx bench/server.ts objectql|baseline <store> <rows>`. Prints one JSON line once
- * listening: its pid (tsx runs the script in a child process) and its JSON-RPC, REST and OData base
- * URLs (the baseline answers every scenario on one URL, by name, and prints no OData URL).
+ * listening: its pid (tsx runs the script in a child process), its JSON-RPC, REST and OData base
+ * URLs and its GraphQL endpoint (the baseline answers every scenario on one URL, by name, and
+ * prints no OData or GraphQL URL).
  * SQL stores are seeded beforehand (bench/seed.ts); the memory ones fill themselves.
  */
 import { resolve } from 'node:path';
@@ -14,6 +15,8 @@ import { datasource, type Store } from './stores';
 
 /** The OData plugin's base path (its default, named here so the URL printed below follows it). */
 const ODATA_BASE = '/odata';
+/** The GraphQL plugin's endpoint (its default `path`). */
+const GRAPHQL_PATH = '/api/graphql';
 
 async function main(mode: string, store: Store, rows: number) {
   if (mode === 'baseline') {
@@ -21,7 +24,7 @@ async function main(mode: string, store: Store, rows: number) {
     process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: baseline.url, rest: baseline.url })}\n`);
     return;
   }
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) }, plugins: { rpc: true, rest: true, odata: { basePath: ODATA_BASE } } });
+  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) }, plugins: { rpc: true, rest: true, odata: { basePath: ODATA_BASE }, graphql: { path: GRAPHQL_PATH } } });
   await kernel.start();
   if (store === 'memory') {
     const data = makeData(rows);
@@ -30,7 +33,7 @@ async function main(mode: string, store: Store, rows: number) {
     for (const item of data.items) await ds.create('bench_item', item);
   }
   const { rpc, data } = kernel.config.routes;
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data, odata: kernel.http.url + ODATA_BASE })}\n`);
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data, odata: kernel.http.url + ODATA_BASE, graphql: kernel.http.url + GRAPHQL_PATH })}\n`);
 }
 
 main(process.argv[2], process.argv[3] as Store, Number(process.argv[4])).catch((err) => {
