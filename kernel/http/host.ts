@@ -35,17 +35,23 @@ export class HttpHost {
   private draining = false;
   readonly app: Express = express();
   private readonly upgrades = new Map<string, UpgradeHandler>();
+  /** Close the sockets of each upgrade owner when the server drains (Node's close() waits for them). */
+  private readonly upgradeClosers: Array<() => void | Promise<void>> = [];
+  private readonly upgradedSockets = new Set<Duplex>();
 
   constructor(private readonly kernel: Kernel) {}
 
   /**
    * Routes WebSocket upgrade requests whose path is exactly `path` to `handler` (several plugins
    * can serve WebSockets on the one server). Register before the kernel listens; an upgrade to
-   * any other path is refused with 404.
+   * any other path is refused with 404. `closeAll` is called when the server starts draining:
+   * it should close the owner's sockets gracefully (e.g. 1001 Going Away); sockets still open when
+   * it has finished are destroyed, so that stopping never waits on a WebSocket.
    */
-  upgrade(path: string, handler: UpgradeHandler): void {
+  upgrade(path: string, handler: UpgradeHandler, closeAll?: () => void | Promise<void>): void {
     if (this.upgrades.has(path)) throw new Error(`A WebSocket handler is already registered for ${path}`);
     this.upgrades.set(path, handler);
+    if (closeAll) this.upgradeClosers.push(closeAll);
   }
 
   get url(): string {
@@ -126,7 +132,11 @@ export class HttpHost {
         path = '';
       }
       const handler = this.draining ? undefined : this.upgrades.get(path);
-      if (handler) return handler(req, socket, head);
+      if (handler) {
+        this.upgradedSockets.add(socket);
+        socket.once('close', () => this.upgradedSockets.delete(socket));
+        return handler(req, socket, head);
+      }
       socket.end(`HTTP/1.1 ${this.draining ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     });
     await new Promise<void>((resolve, reject) => {
@@ -146,6 +156,8 @@ export class HttpHost {
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    await Promise.allSettled(this.upgradeClosers.map(async (closeAll) => closeAll()));
+    for (const socket of this.upgradedSockets) socket.destroy();
     const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
     await closed;
     clearTimeout(timer);
