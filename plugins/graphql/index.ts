@@ -35,6 +35,7 @@ import { executeHttp, type GraphQLHttpResponse } from './execute';
 import { mountGraphiQL } from './graphiql';
 import { parseOptions, type GraphQLOptions } from './options';
 import { buildSchema, type SchemaContributor } from './schema';
+import { createSubscriptions } from './subscriptions';
 
 export type { GraphQLPluginApi, SubscriptionsModule } from './api';
 export { contextFor, type GraphQLContext } from './context';
@@ -68,9 +69,11 @@ export default definePlugin((options: GraphQLOptions = {}) => {
     getSchema: () => cache.schema,
     contextFor,
   };
-  // The subscriptions module joins here (contract above):
-  //   if (settings.enableSubscriptions) { const subs = createSubscriptions(api); modules.push(subs); contributors.push(subs.contributor); }
-  void api;
+  if (settings.enableSubscriptions) {
+    const subscriptions = createSubscriptions(api);
+    modules.push(subscriptions);
+    contributors.push(subscriptions.contributor);
+  }
 
   async function serve(req: Request, res: Response): Promise<void> {
     let response: GraphQLHttpResponse;

@@ -1,0 +1,81 @@
+/**
+ * One subscription's stream of payloads: changes are offered as they arrive, turned into payloads
+ * (or dropped) by an async function — one at a time, so events leave in the order they came —
+ * and pulled by graphql-js's subscription loop as an async iterator.
+ */
+
+/** Undelivered payloads one subscriber may hold before the oldest are dropped (a slow client). */
+export const MAX_BUFFERED = 1000;
+
+export class EventStream<C, P> implements AsyncIterableIterator<P> {
+  private readonly buffer: P[] = [];
+  private readonly waiting: Array<(result: IteratorResult<P>) => void> = [];
+  private tail: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly toPayload: (change: C) => Promise<P | undefined>,
+    private readonly onClose: () => void,
+    private readonly onDrop: (error: unknown) => void,
+  ) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Queues a change; its payload (if any) is delivered after those of earlier changes. */
+  offer(change: C): void {
+    if (this.closed) return;
+    this.tail = this.tail.then(async () => {
+      if (this.closed) return;
+      let payload: P | undefined;
+      try {
+        payload = await this.toPayload(change);
+      } catch (err) {
+        this.onDrop(err);
+        return;
+      }
+      if (payload !== undefined) this.push(payload);
+    });
+  }
+
+  private push(payload: P): void {
+    if (this.closed) return;
+    const waiter = this.waiting.shift();
+    if (waiter) return waiter({ value: payload, done: false });
+    if (this.buffer.length >= MAX_BUFFERED) {
+      this.buffer.shift();
+      this.onDrop(new Error(`subscriber too slow: more than ${MAX_BUFFERED} undelivered events, the oldest was dropped`));
+    }
+    this.buffer.push(payload);
+  }
+
+  next(): Promise<IteratorResult<P>> {
+    if (this.buffer.length) return Promise.resolve({ value: this.buffer.shift() as P, done: false });
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Ends the stream (the client completed, the socket closed, the server stops). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer.length = 0;
+    for (const waiter of this.waiting.splice(0)) waiter({ value: undefined, done: true });
+    this.onClose();
+  }
+
+  return(): Promise<IteratorResult<P>> {
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<P>> {
+    this.close();
+    return Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
