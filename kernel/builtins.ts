@@ -19,6 +19,8 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   auth: () => defaultExport(require('../plugins/auth')),
   odata: () => defaultExport(require('../plugins/odata')),
   graphql: () => defaultExport(require('../plugins/graphql')),
+  'pubsub-redis': () => defaultExport(require('../plugins/pubsub-redis')),
+  realtime: () => defaultExport(require('../plugins/realtime')),
 });
 
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */

@@ -1,0 +1,39 @@
+/** The realtime plugin's options, checked when the plugin is made (a wrong value names its key). */
+import { z } from 'zod';
+import { PluginError } from '../../kernel';
+
+export interface RealtimeOptions {
+  /** Path of the WebSocket endpoint (default /api/realtime). */
+  path?: string;
+  /** Seconds between server pings; a socket that has not answered the previous one is closed (default 30). */
+  heartbeatSeconds?: number;
+  /** Subscriptions one socket may hold at once (default 100). */
+  maxSubscriptions?: number;
+  /** Largest client message in bytes (default 65536); a larger one gets an error, the socket stays open. */
+  maxMessageBytes?: number;
+}
+
+export type RealtimeSettings = Required<RealtimeOptions>;
+
+const positiveInt = z.number({ error: 'must be a whole number, at least 1' }).int({ error: 'must be a whole number, at least 1' }).min(1, { error: 'must be a whole number, at least 1' });
+
+const schema = z.strictObject(
+  {
+    path: z.string({ error: 'must be a string' }).regex(/^\/\S*$/, { error: "must be a path starting with '/'" }).optional(),
+    heartbeatSeconds: z.number({ error: 'must be a number of seconds' }).positive({ error: 'must be a positive number of seconds' }).optional(),
+    maxSubscriptions: positiveInt.optional(),
+    maxMessageBytes: positiveInt.min(256, { error: 'must be at least 256' }).optional(),
+  },
+  { error: 'must be a map {path?, heartbeatSeconds?, maxSubscriptions?, maxMessageBytes?}' },
+);
+
+export function parseRealtimeOptions(input: unknown): RealtimeSettings {
+  const parsed = schema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue.path.length ? `.${issue.path.join('.')}` : '';
+    throw new PluginError(`Invalid options of plugin 'realtime'${path}: ${issue.message}`);
+  }
+  const o = parsed.data;
+  return { path: o.path ?? '/api/realtime', heartbeatSeconds: o.heartbeatSeconds ?? 30, maxSubscriptions: o.maxSubscriptions ?? 100, maxMessageBytes: o.maxMessageBytes ?? 65536 };
+}

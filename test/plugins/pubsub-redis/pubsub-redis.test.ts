@@ -1,0 +1,194 @@
+/**
+ * pubsub-redis over a real Redis: kernels sharing a Redis and channel prefix hear each other's
+ * record changes, other prefixes stay apart, an outage (a TCP relay cut and restored) is survived,
+ * and a write on instance B reaches a realtime subscriber on instance A.
+ */
+import { expect } from 'chai';
+import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RECORD_CHANGED_CHANNEL, type RecordChange } from '../../../kernel';
+import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
+import { startServer, USERS, type TestServer } from '../../helpers/server';
+import { Client, SECRET, token, wsUrl } from '../realtime/helpers';
+
+class Relay {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+  constructor(private readonly target: { host: string; port: number }) {}
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => this.sockets.delete(s));
+      }
+      upstream.on('close', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe('pubsub-redis plugin', function () {
+  const servers: TestServer[] = [];
+  const relays: Relay[] = [];
+  const prefix = () => `objectql-test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
+  let url: string;
+  let seq = 0;
+
+  before(async function () {
+    await needService(this, 'redis', probeRedis);
+    url = SERVICE_URLS.redis!;
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+  });
+
+  async function instance(options: { url?: string; channelPrefix: string }, extra: Record<string, unknown> = {}): Promise<TestServer> {
+    const s = await startServer({ security: { allowBodyUser: true }, plugins: { rpc: true, 'pubsub-redis': options }, ...extra } as never);
+    servers.push(s);
+    return s;
+  }
+  async function listen(s: TestServer): Promise<RecordChange[]> {
+    const got: RecordChange[] = [];
+    await s.kernel.resolve('pubsub').subscribe(RECORD_CHANGED_CHANNEL, (m) => got.push(m as RecordChange));
+    return got;
+  }
+  const create = async (s: TestServer) => {
+    const name = `PS ${process.pid}-${++seq}`;
+    const res = await s.rpc({ op: 'create', object: 'project', args: { name }, user: USERS.carol });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return name;
+  };
+
+  it('delivers a change made on B to a subscriber on A', async () => {
+    const p = prefix();
+    const a = await instance({ url, channelPrefix: p });
+    const b = await instance({ url, channelPrefix: p });
+    const onA = await listen(a);
+    const name = await create(b);
+    await until(() => onA.some((c) => c.record?.name === name));
+    const change = onA.find((c) => c.record?.name === name)!;
+    expect(change).to.include({ object: 'project', type: 'created' });
+  });
+
+  it('delivers an instance its own changes exactly once', async () => {
+    const a = await instance({ url, channelPrefix: prefix() });
+    const onA = await listen(a);
+    const name = await create(a);
+    await until(() => onA.some((c) => c.record?.name === name));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(onA.filter((c) => c.record?.name === name)).to.have.length(1);
+  });
+
+  it('keeps different channel prefixes apart', async () => {
+    const a = await instance({ url, channelPrefix: prefix() });
+    const b = await instance({ url, channelPrefix: prefix() });
+    const onA = await listen(a);
+    const name = await create(b);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(onA.filter((c) => c.record?.name === name)).to.have.length(0);
+  });
+
+  it('fails start-up naming the URL when Redis is unreachable', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const err = await startServer({ plugins: { rpc: true, 'pubsub-redis': { url: `redis://127.0.0.1:${port}` } } }).catch((e: Error) => e);
+    expect(err).to.be.instanceOf(Error);
+    expect((err as Error).message).to.contain(`redis://127.0.0.1:${port}`);
+  });
+
+  it('rejects invalid options', async () => {
+    const err = await startServer({ plugins: { 'pubsub-redis': { url: 'http://x' } } }).catch((e: Error) => e);
+    expect((err as Error).message).to.contain('url');
+  });
+
+  it('survives a Redis outage: writes succeed meanwhile, messages flow again after it', async function () {
+    this.timeout(30000);
+    const target = new URL(url);
+    const relay = new Relay({ host: target.hostname, port: Number(target.port || 6379) });
+    relays.push(relay);
+    await relay.start();
+    const p = prefix();
+    const a = await instance({ url: relay.url, channelPrefix: p });
+    const b = await instance({ url, channelPrefix: p });
+    const onA = await listen(a);
+    const first = await create(b);
+    await until(() => onA.some((c) => c.record?.name === first));
+
+    await relay.stop();
+    // A write on A while its Redis is gone: succeeds, and A's own listeners still hear it.
+    const during = await create(a);
+    await until(() => onA.some((c) => c.record?.name === during));
+    expect((await a.request('GET', '/health')).status).to.equal(200);
+
+    await relay.start();
+    // Reconnected and re-subscribed: B's changes reach A again.
+    let after = '';
+    const end = Date.now() + 15000;
+    while (Date.now() < end) {
+      after = await create(b);
+      const seen = await until(() => onA.some((c) => c.record?.name === after), 500).then(() => true, () => false);
+      if (seen) break;
+    }
+    expect(onA.some((c) => c.record?.name === after)).to.equal(true);
+  });
+
+  it('a write on B reaches a realtime subscriber on A (shared SQLite)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objectql-rt-'));
+    try {
+      const p = prefix();
+      const config = (port = 0) => ({
+        port,
+        datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'db.sqlite') } } },
+        plugins: { rpc: true, realtime: true, auth: { jwt: { secret: SECRET } }, 'pubsub-redis': { url, channelPrefix: p } },
+      });
+      const a = await startServer(config() as never);
+      servers.push(a);
+      const b = await startServer(config() as never);
+      servers.push(b);
+      const c = await Client.open(wsUrl(a.url));
+      try {
+        await c.request({ type: 'auth', id: 'a', token: token(USERS.carol) });
+        await c.request({ type: 'subscribe', id: 's', object: 'project' });
+        const name = `RT-B ${process.pid}-${++seq}`;
+        const res = await b.rpc({ op: 'create', object: 'project', args: { name } }, { authorization: `Bearer ${token(USERS.carol)}` });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const m = await c.next((x) => x.type === 'change' && x.record?.name === name, 5000);
+        expect(m).to.include({ subscription: 's', operation: 'created', object: 'project' });
+      } finally {
+        c.close();
+      }
+    } finally {
+      await Promise.all(servers.splice(0).map((s) => s.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
