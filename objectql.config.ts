@@ -20,6 +20,8 @@ export default {
     metadata: true, // /api/metadata/objects
     openapi: true, // GET /api/objectql/openapi.json, reference page at /api/objectql/docs
     odata: true, // /odata: $metadata, entity sets, $batch
+    graphql: true, // /api/graphql (GraphiQL in a browser), subscriptions over ws:// at the same path
+    realtime: true, // ws://localhost:3000/api/realtime
     auth: {
       // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles.
       jwt: { secret: process.env.OBJECTQL_JWT_SECRET ?? 'development-secret-change-me-0123456789' },
