@@ -1,7 +1,7 @@
 /**
  * pubsub-redis over a real Redis: kernels sharing a Redis and channel prefix hear each other's
  * record changes, other prefixes stay apart, an outage (a TCP relay cut and restored) is survived,
- * and a write on instance B reaches a realtime subscriber on instance A.
+ * and a write on instance B reaches a realtime subscriber and a GraphQL subscriber on instance A.
  */
 import { expect } from 'chai';
 import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { RECORD_CHANGED_CHANNEL, type RecordChange } from '../../../kernel';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
 import { startServer, USERS, type TestServer } from '../../helpers/server';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { Client, SECRET, token, wsUrl } from '../realtime/helpers';
 
 class Relay {
@@ -185,6 +187,45 @@ describe('pubsub-redis plugin', function () {
         expect(m).to.include({ subscription: 's', operation: 'created', object: 'project' });
       } finally {
         c.close();
+      }
+    } finally {
+      await Promise.all(servers.splice(0).map((s) => s.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('a write on B reaches a GraphQL subscriber on A (shared SQLite)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objectql-gql-'));
+    try {
+      const p = prefix();
+      const config = {
+        datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'db.sqlite') } } },
+        plugins: { 'pubsub-redis': { url, channelPrefix: p }, rpc: true, graphql: true, auth: { jwt: { secret: SECRET } } },
+      };
+      const a = await startServer(config as never);
+      servers.push(a);
+      const b = await startServer(config as never);
+      servers.push(b);
+      const authorization = `Bearer ${token(USERS.carol)}`;
+      const client = createClient({ url: `${a.url.replace(/^http/, 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization }, retryAttempts: 0 });
+      try {
+        const name = `GQL-B ${process.pid}-${++seq}`;
+        const received = new Promise<{ name: string }>((resolve, reject) => {
+          client.subscribe<{ projectCreated: { name: string } }>(
+            { query: 'subscription { projectCreated(where: {status: "planning"}) { name } }' },
+            { next: (r) => (r.data?.projectCreated.name.startsWith(name) ? resolve(r.data.projectCreated) : undefined), error: reject, complete: () => undefined },
+          );
+        });
+        // The subscription is live once an event arrives: create until one does (graphql-ws acknowledges no subscribe).
+        const deadline = Date.now() + 10000;
+        let got: { name: string } | undefined;
+        for (let attempt = 1; !got && Date.now() < deadline; attempt++) {
+          const res = await b.rpc({ op: 'create', object: 'project', args: { name: `${name} #${attempt}`, status: 'planning' } }, { authorization });
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          got = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))]);
+        }
+        expect(got?.name).to.match(new RegExp(`^${name} #\\d+$`));
+      } finally {
+        await client.dispose();
       }
     } finally {
       await Promise.all(servers.splice(0).map((s) => s.stop()));
