@@ -6,6 +6,7 @@
  * write starts from the seeded store and puts it back; a denied one must change nothing.
  */
 import { expect } from 'chai';
+import { toObjectQLError, type Repository } from '../../kernel';
 import { expectDenied, expectNoHidden, expectNotFound, expectOk, expectSameAs, projection, sortedIds } from './checks';
 import type { Condition, DataOps, ListQuery, Outcome, Rec } from './protocol';
 import type { MatrixServer } from './server';
@@ -21,14 +22,21 @@ interface Ctx {
 }
 
 export function dataCases(env: MatrixServer, ops: DataOps): void {
+  // What the protocol cannot express is reported once, as pending, with the reason.
+  if (!ops.count) it.skip('count: the protocol has no count operation (count cases left out)');
+  if (!ops.aggregate) it.skip('aggregate: the protocol has no aggregate operation (aggregate cases left out)');
+  if (ops.lacks?.expand) it.skip(`expand: ${ops.lacks.expand}`);
+  if (ops.lacks?.defaultFields) it.skip(`no default field set: ${ops.lacks.defaultFields} (reads name the readable fields)`);
+  if (ops.lacks?.unknownFields) it.skip(`unknown fields: ${ops.lacks.unknownFields} (compared with the engine's answer where needed)`);
+  const reading = ['list', 'get', ...(ops.count ? ['count'] : []), ...(ops.aggregate ? ['aggregate'] : [])].join(', ');
   for (const object of OBJECTS) {
     describe(object, () => {
       for (const user of USER_NAMES) {
         const ctx: Ctx = { env, ops, u: MATRIX_USERS[user], user, object };
         const c = cell(object, user);
-        it(`${user}: list, get, count, aggregate (${c.ops.includes('R') ? `${c.ids.length} of ${RECORDS[object].length}` : 'denied'})`, () => reads(ctx));
+        it(`${user}: ${reading} (${c.ops.includes('R') ? `${c.ids.length} of ${RECORDS[object].length}` : 'denied'})`, () => reads(ctx));
         if (c.hidden.length) it(`${user}: hidden ${c.hidden.join(', ')} read as unknown`, () => hiddenReads(ctx));
-        if (c.ops.includes('R')) it(`${user}: expand`, () => expands(ctx));
+        if (c.ops.includes('R') && !ops.lacks?.expand) it(`${user}: expand`, () => expands(ctx));
         it(`${user}: writes (${c.ops.replace('R', '') || 'none'})`, () => writes(ctx));
       }
     });
@@ -41,6 +49,20 @@ export function dataCases(env: MatrixServer, ops: DataOps): void {
   });
 }
 
+/**
+ * The engine's own answer to `run` as `u` (an Outcome without a protocol), for a request a typed
+ * protocol cannot send (Lacks.unknownFields). Anything it writes is undone by the caller's reset.
+ */
+async function engineAnswer(env: MatrixServer, u: MatrixUser, object: ObjectName, run: (repo: Repository) => Promise<unknown>): Promise<Outcome> {
+  try {
+    const result = await run(env.kernel.engine.repo(object, { user: u.user }));
+    return { status: 200, raw: result };
+  } catch (err) {
+    const e = toObjectQLError(err);
+    return { status: e.status, error: e.toBody().error, raw: e.toBody() };
+  }
+}
+
 const readableFields = (env: MatrixServer, object: ObjectName, user: UserName) => env.fields(object).filter((f) => !cell(object, user).hidden.includes(f));
 
 async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
@@ -49,8 +71,10 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
   const readable = readableFields(env, object, user);
   const canRead = c.ops.includes('R');
   const outside = RECORDS[object].filter((id) => !c.ids.includes(id));
+  // A protocol without a default field set is asked for exactly the fields the table says are readable.
+  const sel: Pick<ListQuery, 'fields'> = ops.lacks?.defaultFields ? { fields: readable } : {};
 
-  const list = await ops.list(u, object, { sort: [['id', 'asc']], top: 1000 });
+  const list = await ops.list(u, object, { sort: [['id', 'asc']], top: 1000, ...sel });
   if (!canRead) expectDenied(list, u, 'allow_read', 'list');
   else {
     expectOk(list, 'list');
@@ -59,9 +83,9 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
     for (const item of list.items!) expect(item, `list: ${item.id}`).to.deep.equal(projection(truth.get(item.id)!, readable));
   }
 
-  const missing = await ops.get(u, object, NO_SUCH_ID);
+  const missing = await ops.get(u, object, NO_SUCH_ID, sel);
   for (const id of RECORDS[object]) {
-    const got = await ops.get(u, object, id);
+    const got = await ops.get(u, object, id, sel);
     if (!canRead) expectDenied(got, u, 'allow_read', `get ${id}`);
     else if (c.ids.includes(id)) {
       expectOk(got, `get ${id}`);
@@ -69,9 +93,11 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
     } else expectNotFound(got, missing, id, NO_SUCH_ID, `get ${id} (out of scope)`);
   }
 
-  const count = await ops.count(u, object);
-  if (!canRead) expectDenied(count, u, 'allow_read', 'count');
-  else expect(count.count, `count: ${JSON.stringify(count.raw)}`).to.equal(c.ids.length);
+  if (ops.count) {
+    const count = await ops.count(u, object);
+    if (!canRead) expectDenied(count, u, 'allow_read', 'count');
+    else expect(count.count, `count: ${JSON.stringify(count.raw)}`).to.equal(c.ids.length);
+  }
 
   if (ops.aggregate) {
     const agg = await ops.aggregate(u, object, { aggregate: [{ func: 'count', alias: 'n' }] });
@@ -81,15 +107,15 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
 
   // Filters reaching for records out of scope find nothing, by id or by any other field.
   if (!canRead) return;
-  const page = await ops.list(u, object, { sort: [['id', 'desc']], top: 1 });
+  const page = await ops.list(u, object, { sort: [['id', 'desc']], top: 1, ...sel });
   expect(sortedIds(page.items), 'a page of one').to.deep.equal([[...c.ids].sort().reverse()[0]]);
   if (page.total !== undefined) expect(page.total, 'a page of one: the total').to.equal(c.ids.length);
   const probes: Condition[][] = [...(outside.length ? [[['id', 'in', outside] as Condition]] : []), ...(PROBES[object]?.[user] ? [PROBES[object]![user]!] : [])];
   for (const filters of probes) {
-    const found = await ops.list(u, object, { filters });
+    const found = await ops.list(u, object, { filters, ...sel });
     expectOk(found, `list ${JSON.stringify(filters)}`);
     expect(found.items, `list ${JSON.stringify(filters)}`).to.deep.equal([]);
-    expect((await ops.count(u, object, filters)).count, `count ${JSON.stringify(filters)}`).to.equal(0);
+    if (ops.count) expect((await ops.count(u, object, filters)).count, `count ${JSON.stringify(filters)}`).to.equal(0);
     if (ops.aggregate) {
       const groups = await ops.aggregate(u, object, { groupBy: ['id'], aggregate: [{ func: 'count', alias: 'n' }], filters });
       expect(groups.items, `groups ${JSON.stringify(filters)}`).to.deep.equal([]);
@@ -98,18 +124,25 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
 }
 
 /** Every read naming a hidden field is answered exactly as the same read naming a field that does not exist. */
-async function hiddenReads({ ops, u, user, object }: Ctx): Promise<void> {
+async function hiddenReads({ env, ops, u, user, object }: Ctx): Promise<void> {
   const c = cell(object, user);
   const visible = c.ids[0];
+  const sel: Pick<ListQuery, 'fields'> = ops.lacks?.defaultFields ? { fields: readableFields(env, object, user) } : {};
+  const typed = !!ops.lacks?.unknownFields;
   for (const h of c.hidden) {
     const value = WRITES[object].values[h] ?? 'x';
     const same = async (what: string, run: (field: string) => Promise<Outcome>) => expectSameAs(await run(h), await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, `${what} by hidden '${h}'`);
-    await same('filter', (f) => ops.list(u, object, { filters: [[f, '=', value]] }));
-    await same('filter (not equal)', (f) => ops.list(u, object, { filters: [[f, '!=', value]] }));
-    await same('sort', (f) => ops.list(u, object, { sort: [[f, 'desc']] }));
+    await same('filter', (f) => ops.list(u, object, { filters: [[f, '=', value]], ...sel }));
+    await same('filter (not equal)', (f) => ops.list(u, object, { filters: [[f, '!=', value]], ...sel }));
+    await same('sort', (f) => ops.list(u, object, { sort: [[f, 'desc']], ...sel }));
     await same('select', (f) => ops.list(u, object, { fields: ['id', f] }));
-    await same('count', (f) => ops.count(u, object, [[f, '!=', value]]));
-    if (visible) await same('get with fields', (f) => ops.get(u, object, visible, { fields: [f] }));
+    if (ops.count) await same('count', (f) => ops.count!(u, object, [[f, '!=', value]]));
+    if (visible && !typed) await same('get with fields', (f) => ops.get(u, object, visible, { fields: [f] }));
+    if (visible && typed) {
+      const what = `get with fields by hidden '${h}' (vs the engine's answer for '${NO_SUCH_FIELD}')`;
+      const probe = await engineAnswer(env, u, object, (repo) => repo.findOne({ fields: ['id', NO_SUCH_FIELD], filter: { field: 'id', op: 'eq', value: visible } }));
+      expectSameAs(await ops.get(u, object, visible, { fields: ['id', h] }), probe, h, NO_SUCH_FIELD, what);
+    }
     if (ops.aggregate) {
       await same('group', (f) => ops.aggregate!(u, object, { groupBy: [f], aggregate: [{ func: 'count', alias: 'n' }] }));
       await same('aggregate', (f) => ops.aggregate!(u, object, { aggregate: [{ func: 'max', field: f, alias: 'm' }] }));
@@ -223,9 +256,16 @@ async function writes(ctx: Ctx): Promise<void> {
   for (const h of c.hidden) {
     const value = w.values[h];
     const same = (what: string, run: (f: string) => Promise<Outcome>) => step(what, () => run(h), async (o) => expectSameAs(o, await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, what));
-    if (can('C')) await same(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }));
-    if (can('U')) await same(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }));
-    if (can('U') && outside) await same(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }));
+    /** A typed protocol cannot send a nonexistent field: the probe is the engine's answer to the same write. */
+    const sameAsEngine = (what: string, run: (f: string) => Promise<Outcome>, engine: (repo: Repository) => Promise<unknown>) =>
+      step(what, () => run(h), async (o) => expectSameAs(o, await engineAnswer(env, u, object, engine), h, NO_SUCH_FIELD, `${what} (vs the engine's answer for '${NO_SUCH_FIELD}')`));
+    const typed = !!ops.lacks?.unknownFields;
+    if (can('C') && !typed) await same(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }));
+    if (can('C') && typed) await sameAsEngine(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }), (repo) => repo.create({ ...newRecord(), [NO_SUCH_FIELD]: value }));
+    if (can('U') && !typed) await same(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }));
+    if (can('U') && typed) await sameAsEngine(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }), (repo) => repo.update(target, { [NO_SUCH_FIELD]: value }));
+    if (can('U') && outside && !typed) await same(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }));
+    if (can('U') && outside && typed) await sameAsEngine(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }), (repo) => repo.update(outside, { [NO_SUCH_FIELD]: value }));
     if (can('U') && ops.updateMany) await same(`updateMany filtered by hidden '${h}'`, (f) => ops.updateMany!(u, object, { [f]: value }, w.update));
     if (can('D') && ops.deleteMany) await same(`deleteMany filtered by hidden '${h}'`, (f) => ops.deleteMany!(u, object, { [f]: value }));
   }

@@ -4,6 +4,7 @@
  * data-cases.ts and describe-cases.ts only ever speak these terms, so a new protocol joins the
  * matrix by implementing this file's interfaces in one adapter.
  */
+import type { ObjectDefinition } from '../../kernel';
 import type { MatrixUser } from './users';
 
 export type Rec = Record<string, any>;
@@ -48,11 +49,34 @@ export interface Outcome {
   raw: unknown;
 }
 
+/**
+ * What a protocol cannot express, each with the reason the matrix reports (as a pending test) when
+ * it leaves those cases out or checks them another way. Absent: the protocol can.
+ */
+export interface Lacks {
+  /** No expansion of relations (relations are ids): the expand cases are skipped. */
+  expand?: string;
+  /**
+   * No "every field the caller may read" answer: the protocol returns exactly the fields a request
+   * names (a GraphQL selection set). The reads then name the fields the table says are readable.
+   */
+  defaultFields?: string;
+  /**
+   * A field the protocol's schema does not have never reaches the engine (a typed schema refuses
+   * it first), so a hidden field cannot be compared with a nonexistent one through the protocol
+   * where the request names fields by schema (a selection, an input object). There the hidden
+   * field's answer is compared with the engine's own answer to the same operation naming a
+   * nonexistent field, asked in-process as the same caller.
+   */
+  unknownFields?: string;
+}
+
 /** The data operations. Optional ones are skipped for a protocol that has no such operation. */
 export interface DataOps {
+  lacks?: Lacks;
   list(user: MatrixUser, object: string, query?: ListQuery): Promise<Outcome>;
   get(user: MatrixUser, object: string, id: string, query?: Pick<ListQuery, 'fields' | 'expand'>): Promise<Outcome>;
-  count(user: MatrixUser, object: string, filters?: Condition[]): Promise<Outcome>;
+  count?(user: MatrixUser, object: string, filters?: Condition[]): Promise<Outcome>;
   aggregate?(user: MatrixUser, object: string, query: AggregateQuery): Promise<Outcome>;
   create(user: MatrixUser, object: string, data: Rec): Promise<Outcome>;
   createMany?(user: MatrixUser, object: string, data: Rec[]): Promise<Outcome>;
@@ -79,6 +103,8 @@ export interface DescribeOps {
 export interface Client {
   request(user: MatrixUser, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   routes: { rpc: string; data: string; metadata: string; files: string };
+  /** An object's definition as the server's registry holds it (every field, system ones included). */
+  definition(object: string): ObjectDefinition | undefined;
 }
 
 export interface ProtocolAdapter {

@@ -39,6 +39,7 @@ export class MatrixServer {
   readonly client: Client = {
     request: (user, method, path, body, headers = {}) => this.send(method, path, body, { ...credentials(user), ...headers }),
     routes: DEFAULT_ROUTES,
+    definition: (object) => this.kernel.registry.object(object),
   };
 
   private send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {

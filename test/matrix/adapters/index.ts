@@ -4,9 +4,10 @@
  * line here.
  */
 import type { ProtocolAdapter } from '../protocol';
+import { graphqlAdapter } from './graphql';
 import { metadataAdapter } from './metadata';
 import { odataAdapter } from './odata';
 import { restAdapter } from './rest';
 import { rpcAdapter } from './rpc';
 
-export const ADAPTERS: ProtocolAdapter[] = [rpcAdapter, restAdapter, metadataAdapter, odataAdapter];
+export const ADAPTERS: ProtocolAdapter[] = [rpcAdapter, restAdapter, metadataAdapter, odataAdapter, graphqlAdapter];
