@@ -2,6 +2,7 @@
 export { Kernel, createKernel, type KernelOptions, type KernelServices } from './kernel';
 export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from './plugin';
 export { PluginError } from './plugin-order';
+export { formatOptionIssues, parsePluginOptions } from './plugin-options';
 export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
 export { HttpHost, sendError, toHttpError, type UpgradeHandler } from './http/host';

@@ -3,8 +3,7 @@
  * created; a wrong value stops start-up with a message naming its key. Pure: no I/O.
  */
 import { z } from 'zod';
-import { PluginError } from '../../kernel';
-import { formatOptionIssues } from './option-issues';
+import { parsePluginOptions, PluginError } from '../../kernel';
 
 export const JWS_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number];
@@ -109,7 +108,5 @@ export function parseAuthOptions(input: unknown): ResolvedAuthOptions {
     const misplaced = MISPLACED.find((k) => k in options);
     if (misplaced) throw new PluginError(`Plugin 'auth': ${misplaced} is not an auth option; set security.${misplaced} at the top level of the config`);
   }
-  const parsed = authOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new PluginError(`Plugin 'auth': ${formatOptionIssues(parsed.error.issues)}`);
-  return parsed.data;
+  return parsePluginOptions('auth', authOptionsSchema, options);
 }

@@ -3,7 +3,7 @@
  * is created; a wrong value stops start-up with a message naming its key. Pure: no I/O.
  */
 import { z } from 'zod';
-import { PluginError, type PubSub } from '../../kernel';
+import { parsePluginOptions, type PubSub } from '../../kernel';
 
 /** Plain path segments: '/api/graphql', '/graphql' (no trailing slash, no parameters or patterns). */
 const PATH = /^(\/[A-Za-z0-9_\-.~]+)+$/;
@@ -34,12 +34,5 @@ export type GraphQLSettings = z.output<typeof schema>;
 
 /** The options with their defaults, or a PluginError naming every wrong key. */
 export function parseOptions(options: unknown): GraphQLSettings {
-  const result = schema.safeParse(options ?? {});
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `unknown option '${k}'`).join('; ');
-    const key = issue.path.length ? issue.path.join('.') : 'options';
-    return `${key} ${issue.message}`;
-  });
-  throw new PluginError(`Plugin 'graphql': ${problems.join('; ')}`);
+  return parsePluginOptions('graphql', schema, options);
 }

@@ -3,7 +3,7 @@
  * created; a wrong value stops start-up with a message naming its key. Pure: no I/O.
  */
 import { z } from 'zod';
-import { PluginError } from '../../kernel';
+import { parsePluginOptions } from '../../kernel';
 
 /** Plain path segments: '/odata', '/api/v1/odata' (no trailing slash, no parameters or patterns). */
 const BASE_PATH = /^(\/[A-Za-z0-9_\-.~]+)+$/;
@@ -27,12 +27,5 @@ export type ODataSettings = z.output<typeof schema>;
 
 /** The options with their defaults, or a PluginError naming every wrong key. */
 export function parseOptions(options: unknown): ODataSettings {
-  const result = schema.safeParse(options ?? {});
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `unknown option '${k}'`).join('; ');
-    const key = issue.path.length ? issue.path.join('.') : 'options';
-    return `${key} ${issue.message}`;
-  });
-  throw new PluginError(`Plugin 'odata': ${problems.join('; ')}`);
+  return parsePluginOptions('odata', schema, options);
 }

@@ -7,7 +7,7 @@
  * outage is survived: logged, publishes dropped, reconnection and re-subscription automatic.
  */
 import { z } from 'zod';
-import { definePlugin, PluginError, type Kernel } from '../../kernel';
+import { definePlugin, parsePluginOptions, PluginError, type Kernel } from '../../kernel';
 import { RedisPubSub } from './redis-pubsub';
 
 export { RedisPubSub } from './redis-pubsub';
@@ -31,13 +31,8 @@ const schema = z.strictObject(
 );
 
 export function parsePubSubRedisOptions(input: unknown): Required<PubSubRedisOptions> {
-  const parsed = schema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue.path.length ? `.${issue.path.join('.')}` : '';
-    throw new PluginError(`Invalid options of plugin 'pubsub-redis'${path}: ${issue.message}`);
-  }
-  return { url: parsed.data.url ?? DEFAULT_URL, channelPrefix: parsed.data.channelPrefix ?? DEFAULT_CHANNEL_PREFIX };
+  const parsed = parsePluginOptions('pubsub-redis', schema, input);
+  return { url: parsed.url ?? DEFAULT_URL, channelPrefix: parsed.channelPrefix ?? DEFAULT_CHANNEL_PREFIX };
 }
 
 export default definePlugin((input: PubSubRedisOptions = {}) => {

@@ -3,7 +3,7 @@
  * with the option's path (`tiers.anonymous.perMinute`) and what is wrong with it.
  */
 import { z } from 'zod';
-import { PluginError } from '../../kernel';
+import { parsePluginOptions } from '../../kernel';
 import { SPEC_TIERS, TIER_NAMES, type PremiumRule, type TierLimits, type TierName } from './tiers';
 
 export const DEFAULT_KEY_PREFIX = 'objectql:rate-limit';
@@ -71,11 +71,7 @@ export interface RateLimitSettings {
 }
 
 export function parseOptions(options: unknown): RateLimitSettings {
-  const result = optionsSchema.safeParse(options ?? {});
-  if (!result.success) {
-    throw new PluginError(`Plugin 'rate-limit': ${result.error.issues.map(describeIssue).join('; ')}`);
-  }
-  const { tiers = {}, premium = {}, store = 'memory' } = result.data;
+  const { tiers = {}, premium = {}, store = 'memory' } = parsePluginOptions('rate-limit', optionsSchema, options);
   const merged = {} as Record<TierName, TierLimits>;
   for (const name of TIER_NAMES) merged[name] = Object.freeze({ ...SPEC_TIERS[name], ...tiers[name] });
   return {
@@ -83,12 +79,4 @@ export function parseOptions(options: unknown): RateLimitSettings {
     premium: { roles: premium.roles ?? [...DEFAULT_PREMIUM_ROLES], ...(premium.claim ? { claim: premium.claim } : {}) },
     store: store === 'memory' ? { type: 'memory' } : { type: 'redis', url: store.redis.url, keyPrefix: store.redis.keyPrefix ?? DEFAULT_KEY_PREFIX },
   };
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `unknown option '${[...path, key].join('.')}'`).join('; ');
-  }
-  return path.length ? `option '${path.join('.')}' ${issue.message}` : issue.message;
 }

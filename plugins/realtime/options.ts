@@ -1,6 +1,6 @@
 /** The realtime plugin's options, checked when the plugin is made (a wrong value names its key). */
 import { z } from 'zod';
-import { PluginError } from '../../kernel';
+import { parsePluginOptions } from '../../kernel';
 
 export interface RealtimeOptions {
   /** Path of the WebSocket endpoint (default /api/realtime). */
@@ -28,12 +28,6 @@ const schema = z.strictObject(
 );
 
 export function parseRealtimeOptions(input: unknown): RealtimeSettings {
-  const parsed = schema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue.path.length ? `.${issue.path.join('.')}` : '';
-    throw new PluginError(`Invalid options of plugin 'realtime'${path}: ${issue.message}`);
-  }
-  const o = parsed.data;
+  const o = parsePluginOptions('realtime', schema, input);
   return { path: o.path ?? '/api/realtime', heartbeatSeconds: o.heartbeatSeconds ?? 30, maxSubscriptions: o.maxSubscriptions ?? 100, maxMessageBytes: o.maxMessageBytes ?? 65536 };
 }

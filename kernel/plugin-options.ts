@@ -1,9 +1,17 @@
 /**
- * zod issues as one line naming each key: `jwt.secret must be at least 32 characters (256 bits)
+ * Plugin options checked with a zod schema, for every plugin alike: the parsed options, or a
+ * PluginError `Plugin '<name>': <problems>` naming each wrong key. Problems read as one line: `jwt.secret must be at least 32 characters (256 bits)
  * long`, `apiKeys[0].user.id must be a non-empty string`, `unknown option 'jwt.kid'`. The value
  * given is never repeated (it may be a secret).
  */
 import type { z } from 'zod';
+import { PluginError } from './plugin-order';
+
+export function parsePluginOptions<S extends z.ZodType>(plugin: string, schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new PluginError(`Plugin '${plugin}': ${formatOptionIssues(parsed.error.issues)}`);
+}
 
 type Issue = z.core.$ZodIssue;
 type Path = ReadonlyArray<PropertyKey>;
