@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { ADAPTERS } from './adapters';
+import { changeCases } from './change-cases';
 import { dataCases } from './data-cases';
 import { describeCases } from './describe-cases';
 import { DATASOURCES, MatrixServer } from './server';
@@ -27,5 +28,7 @@ for (const [name, datasources] of Object.entries(DATASOURCES)) {
         if (describing) describeCases(env, describing);
       });
     }
+
+    changeCases(env);
   });
 }

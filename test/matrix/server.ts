@@ -20,6 +20,9 @@ export const DATASOURCES: Record<string, Record<string, DatasourceConfig>> = {
   memory: { default: { driver: 'memory' } },
 };
 
+/** The transports of change notifications: GraphQL subscriptions (graphql-ws) and the realtime WebSocket API. */
+const CHANGE_PLUGINS = { graphql: true, realtime: {} };
+
 type Snapshot = Map<string, DbRecord[]>;
 
 /** The matrix runs with the spec's default prefixes. */
@@ -69,6 +72,11 @@ export class MatrixServer {
     });
   }
 
+  /** The server's base URL (http://host:port), for the WebSocket transports. */
+  get url(): string {
+    return this.running.url;
+  }
+
   get kernel(): Kernel {
     return this.running.kernel;
   }
@@ -79,7 +87,8 @@ export class MatrixServer {
   }
 
   async start(): Promise<void> {
-    const plugins = Object.assign({}, identityServer.config.plugins, ...this.adapters.map((a) => a.plugins));
+    // graphql (its subscriptions) and realtime carry the change notifications (change-cases.ts).
+    const plugins = Object.assign({}, identityServer.config.plugins, CHANGE_PLUGINS, ...this.adapters.map((a) => a.plugins));
     this.server = await startServer(
       { ...identityServer.config, metadata: [SAMPLE_METADATA, FIXTURES], datasources: this.datasources, plugins },
       identityServer.options,
