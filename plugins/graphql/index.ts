@@ -36,6 +36,7 @@ import { mountGraphiQL } from './graphiql';
 import { parseOptions, type GraphQLOptions } from './options';
 import { buildSchema, type SchemaContributor } from './schema';
 import { createSubscriptions } from './subscriptions';
+import type { Duplex } from 'node:stream';
 
 export type { GraphQLPluginApi, SubscriptionsModule } from './api';
 export { contextFor, type GraphQLContext } from './context';
@@ -69,8 +70,8 @@ export default definePlugin((options: GraphQLOptions = {}) => {
     getSchema: () => cache.schema,
     contextFor,
   };
-  if (settings.enableSubscriptions) {
-    const subscriptions = createSubscriptions(api);
+  const subscriptions = settings.enableSubscriptions ? createSubscriptions(api) : undefined;
+  if (subscriptions) {
     modules.push(subscriptions);
     contributors.push(subscriptions.contributor);
   }
@@ -171,6 +172,12 @@ export default definePlugin((options: GraphQLOptions = {}) => {
         return;
       }
       void app(req, res);
+    });
+    // Subscriptions on this port: graphql-ws at the same address with the ws scheme.
+    s.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
+      if (subscriptions && (req.url ?? '/').split('?')[0] === STANDALONE_PATH) return subscriptions.handleUpgrade(req, socket, head);
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     });
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);

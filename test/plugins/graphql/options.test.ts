@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import { createKernel, type ObjectDefinition } from '../../../kernel';
 import { namesOf, objectNames } from '../../../plugins/graphql/naming';
 import { parseOptions } from '../../../plugins/graphql/options';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { startServer, USERS } from '../../helpers/server';
 import { as, SQLITE } from './helpers';
 
@@ -83,6 +85,39 @@ describe('GraphQL on a port of its own', () => {
       expect((await fetch(`${own}/api/data/project`)).status).to.equal(404);
       expect((await s.request('POST', '/api/graphql', { query: '{ __typename }' })).status).to.equal(404);
     } finally {
+      await s.stop();
+    }
+  });
+
+  it('serves subscriptions over graphql-ws at the same address on that port', async () => {
+    const s = await startServer({ plugins: { graphql: { port: 0 }, rpc: true }, datasources: SQLITE }, { identityFromHeader: true });
+    const cap = (await s.request('GET', '/.well-known/objectql')).body.capabilities.find((c: any) => c.plugin === 'graphql');
+    // account has no permission file: an anonymous subscriber may read it.
+    const client = createClient({ url: `ws://127.0.0.1:${cap.port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    try {
+      const name = `Own port ${Date.now()}`;
+      const received = new Promise<string>((resolve, reject) => {
+        client.subscribe<{ accountCreated: { name: string } }>(
+          { query: 'subscription { accountCreated { name } }' },
+          { next: (r) => r.data && resolve(r.data.accountCreated.name), error: reject, complete: () => undefined },
+        );
+      });
+      // graphql-ws acknowledges no subscribe: create until the event arrives.
+      let got: string | undefined;
+      for (let i = 1; !got && i <= 20; i++) {
+        const res = await s.rpc({ op: 'create', object: 'account', args: { name: `${name} #${i}` } }, { 'x-test-user': JSON.stringify(USERS.carol) });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        got = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))]);
+      }
+      expect(got).to.match(new RegExp(`^${name} #\\d+$`));
+      const elsewhere = new WebSocket(`ws://127.0.0.1:${cap.port}/elsewhere`);
+      const status = await new Promise<number | undefined>((resolve) => {
+        elsewhere.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+        elsewhere.on('error', () => resolve(undefined));
+      });
+      expect(status, 'an upgrade to another path on that port').to.equal(404);
+    } finally {
+      await client.dispose();
       await s.stop();
     }
   });
