@@ -24,10 +24,10 @@
  *    The subscriptions module registers its WebSocket itself (kernel.http.upgrade(path, ...)) in
  *    its start(), and reads `settings.pubsub` when given.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import { definePlugin, isErrorCode, ObjectQLError, type ErrorBody, type Kernel, type ObjectDefinition } from '../../kernel';
+import { definePlugin, isErrorCode, listenOnOwnPort, ObjectQLError, type ErrorBody, type Kernel, type ObjectDefinition, type OwnPortServer } from '../../kernel';
 import type { GraphQLPluginApi, SubscriptionsModule } from './api';
 import { SchemaCache } from './cache';
 import { contextFor } from './context';
@@ -47,7 +47,6 @@ export { buildSchema, type BuildOptions, type BuiltSchema, type ResolverMap, typ
 
 /** With `port`: the endpoint's path on that port (spec: GraphQL API). */
 export const STANDALONE_PATH = '/graphql';
-const DRAIN_TIMEOUT_MS = 10_000;
 
 export default definePlugin((options: GraphQLOptions = {}) => {
   const settings = parseOptions(options);
@@ -55,6 +54,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
   let kernel: Kernel;
   let cache: SchemaCache;
   let server: Server | undefined;
+  let own: OwnPortServer | undefined;
   const contributors: SchemaContributor[] = [];
   const modules: SubscriptionsModule[] = [];
   /** With `port`: the requests that came in on it (the kernel's own server does not serve GraphQL then). */
@@ -141,14 +141,10 @@ export default definePlugin((options: GraphQLOptions = {}) => {
     },
     async stop() {
       for (const m of [...modules].reverse()) await m.stop?.();
-      const s = server;
+      const o = own;
+      own = undefined;
       server = undefined;
-      if (!s) return;
-      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-      s.closeIdleConnections();
-      const timer = setTimeout(() => s.closeAllConnections(), DRAIN_TIMEOUT_MS);
-      await closed;
-      clearTimeout(timer);
+      await o?.close();
     },
   };
 
@@ -159,7 +155,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
    */
   async function listen(): Promise<void> {
     const app = kernel.http.app;
-    const s = createServer((req, res) => {
+    own = await listenOnOwnPort(settings.port ?? 0, kernel.config.host, (req, res) => {
       const url = req.url ?? '/';
       const mark = url.indexOf('?');
       const reqPath = mark < 0 ? url : url.slice(0, mark);
@@ -174,19 +170,12 @@ export default definePlugin((options: GraphQLOptions = {}) => {
       void app(req, res);
     });
     // Subscriptions on this port: graphql-ws at the same address with the ws scheme.
-    s.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    own.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       if (subscriptions && (req.url ?? '/').split('?')[0] === STANDALONE_PATH) return subscriptions.handleUpgrade(req, socket, head);
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     });
-    await new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.listen(settings.port, kernel.config.host, () => {
-        s.off('error', reject);
-        resolve();
-      });
-    });
-    server = s;
+    server = own.server;
   }
 });
 

@@ -5,10 +5,10 @@
  * request pipeline, only the OData paths). A thin HTTP binding: what each request answers is
  * ODataService's (service.ts), which $batch parts go through as well.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import { definePlugin, isErrorCode, ObjectQLError, PluginError, sendError, type ErrorBody, type Kernel, type RequestContext } from '../../kernel';
+import { definePlugin, isErrorCode, listenOnOwnPort, ObjectQLError, PluginError, sendError, type ErrorBody, type Kernel, type OwnPortServer, type RequestContext } from '../../kernel';
 import { DEFAULT_MAX_PARTS, executeBatch } from './batch';
 import { asObjectQLError, odataErrorBody, ODataRenderedError } from './errors';
 import { jsonContentType, ODATA_VERSION } from './format';
@@ -18,7 +18,6 @@ import { ODataService, type ODataRequest, type ODataResponse } from './service';
 export type { ODataOptions, ODataSettings } from './options';
 export { ODataService, type ODataEngine, type ODataRequest, type ODataResponse } from './service';
 
-const DRAIN_TIMEOUT_MS = 10_000;
 
 export default definePlugin((options: ODataOptions = {}) => {
   const settings = parseOptions(options);
@@ -26,6 +25,7 @@ export default definePlugin((options: ODataOptions = {}) => {
   let kernel: Kernel;
   let service: ODataService;
   let server: Server | undefined;
+  let own: OwnPortServer | undefined;
   /** With `port`: the requests that came in on it (the main server does not serve OData then). */
   const ownPort = new WeakSet<IncomingMessage>();
   const served = (req: IncomingMessage) => settings.port === undefined || ownPort.has(req);
@@ -87,14 +87,10 @@ export default definePlugin((options: ODataOptions = {}) => {
       if (settings.port !== undefined) k.hooks.ready.tapPromise('odata', () => listen());
     },
     async stop() {
-      const s = server;
+      const o = own;
+      own = undefined;
       server = undefined;
-      if (!s) return;
-      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-      s.closeIdleConnections();
-      const timer = setTimeout(() => s.closeAllConnections(), DRAIN_TIMEOUT_MS);
-      await closed;
-      clearTimeout(timer);
+      await o?.close();
     },
   };
 
@@ -105,7 +101,7 @@ export default definePlugin((options: ODataOptions = {}) => {
    */
   async function listen(): Promise<void> {
     const app = kernel.http.app;
-    const s = createServer((req, res) => {
+    own = await listenOnOwnPort(settings.port ?? 0, kernel.config.host, (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path !== '/health' && !underBase(path, base)) {
         const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves OData under ${base}`);
@@ -115,15 +111,8 @@ export default definePlugin((options: ODataOptions = {}) => {
       ownPort.add(req);
       void app(req, res);
     });
-    await new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.listen(settings.port, kernel.config.host, () => {
-        s.off('error', reject);
-        resolve();
-      });
-    });
-    server = s;
-    kernel.logger.info({ url: urlOf(s, base) }, 'OData listening on its own port');
+    server = own.server;
+    kernel.logger.info({ url: urlOf(own.server, base) }, 'OData listening on its own port');
   }
 });
 
