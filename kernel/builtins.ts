@@ -21,6 +21,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, Loader>> = Object.freeze({
   graphql: () => defaultExport(require('../plugins/graphql')),
   'pubsub-redis': () => defaultExport(require('../plugins/pubsub-redis')),
   realtime: () => defaultExport(require('../plugins/realtime')),
+  files: () => defaultExport(require('../plugins/files')),
 });
 
 /** Driver name (a datasource's `driver`) → the plugin that registers it. */

@@ -1,0 +1,43 @@
+/** Options of the files plugin (see docs/files.md). */
+import { z } from 'zod';
+import { parsePluginOptions } from '../../kernel';
+import { isCustomStorageBackend, type CustomStorageBackend } from './storage/custom';
+
+export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
+export const DEFAULT_MAX_FILES = 10;
+
+const customBackend = z.custom<CustomStorageBackend>(isCustomStorageBackend, {
+  message: 'must be an object with save, get, delete and getPublicUrl functions' },
+);
+
+const storage = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('local'), baseDir: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }),
+  z.strictObject({ type: z.literal('memory'), baseUrl: z.string().min(1).optional() }),
+  z.strictObject({ type: z.literal('custom'), module: customBackend }),
+]);
+
+const schema = z.strictObject({
+  storage: storage.optional(),
+  /** Bytes, for a field without max_size and for uploads without a field. */
+  maxFileSize: z.number().int().positive().optional(),
+  /** Files per batch upload. */
+  maxFiles: z.number().int().positive().max(1000).optional(),
+});
+
+export type FilesOptions = z.input<typeof schema>;
+export type StorageOptions = z.output<typeof storage>;
+
+export interface FilesSettings {
+  storage: StorageOptions;
+  maxFileSize: number;
+  maxFiles: number;
+}
+
+export function parseOptions(input: unknown): FilesSettings {
+  const parsed = parsePluginOptions('files', schema, input);
+  return {
+    storage: parsed.storage ?? { type: 'local' },
+    maxFileSize: parsed.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
+    maxFiles: parsed.maxFiles ?? DEFAULT_MAX_FILES,
+  };
+}
