@@ -22,6 +22,7 @@ export default {
     odata: true, // /odata: $metadata, entity sets, $batch
     graphql: true, // /api/graphql (GraphiQL in a browser), subscriptions over ws:// at the same path
     realtime: true, // ws://localhost:3000/api/realtime
+    files: true, // /api/files: upload, download, thumbnails (stored in ./uploads)
     auth: {
       // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles.
       jwt: { secret: process.env.OBJECTQL_JWT_SECRET ?? 'development-secret-change-me-0123456789' },
