@@ -23,3 +23,4 @@ export * from './openapi';
 export { parseSort } from './engine/query-check';
 export { assertSpecExpand } from './engine/expand';
 export { Mutex } from './util/mutex';
+export { importModule, ModuleNotFoundError } from './util/import-module';

@@ -1,6 +1,4 @@
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
-import { isAbsolute, resolve } from 'node:path';
-import { createJiti } from 'jiti';
 import { BUILTIN_DRIVERS, BUILTIN_PLUGINS } from './builtins';
 import { resolveConfig } from './config/load';
 import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
@@ -15,6 +13,7 @@ import { MetadataRegistry } from './metadata/registry';
 import type { Plugin, PluginLike } from './plugin';
 import { orderPlugins, PluginError } from './plugin-order';
 import { tapMetadataHooks } from './engine/metadata-hooks';
+import { importModule, ModuleNotFoundError } from './util/import-module';
 import { seedInitialData } from './engine/seed';
 
 /**
@@ -203,18 +202,14 @@ export class Kernel {
   private async loadPlugin(name: string): Promise<PluginLike<any>> {
     const builtin = BUILTIN_PLUGINS[name];
     if (builtin) return builtin();
-    const isPath = name.startsWith('.') || isAbsolute(name);
-    let target: string;
     try {
-      target = isPath ? resolve(this.config.baseDir, name) : require.resolve(name, { paths: [this.config.baseDir] });
-    } catch {
-      throw new PluginError(`Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`);
+      return await importModule<PluginLike<any>>(name, this.config.baseDir);
+    } catch (err) {
+      if (err instanceof ModuleNotFoundError) {
+        throw new PluginError(`Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`);
+      }
+      throw new PluginError(`Plugin '${name}' could not be loaded: ${(err as Error).message}`);
     }
-    const jiti = createJiti(__filename);
-    const mod = await jiti.import<unknown>(target, { default: true }).catch((err: Error) => {
-      throw new PluginError(`Plugin '${name}' could not be loaded from ${target}: ${err.message}`);
-    });
-    return mod as PluginLike<any>;
   }
 }
 
