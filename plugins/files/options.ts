@@ -5,15 +5,22 @@ import { isCustomStorageBackend, type CustomStorageBackend } from './storage/cus
 
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 10;
+export const DEFAULT_ORPHAN_TTL = 24 * 60 * 60;
 
 const customBackend = z.custom<CustomStorageBackend>(isCustomStorageBackend, {
-  message: 'must be an object with save, get, delete and getPublicUrl functions' },
-);
+  message: 'must be an object with save, get, delete and getPublicUrl functions, or a module name or path exporting one',
+});
 
 const storage = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('local'), baseDir: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }),
   z.strictObject({ type: z.literal('memory'), baseUrl: z.string().min(1).optional() }),
-  z.strictObject({ type: z.literal('custom'), module: customBackend }),
+  z.strictObject({
+    type: z.literal('custom'),
+    /** The backend, or a module (path relative to the config, or package) whose default export is one or a factory of one. */
+    module: z.union([z.string().min(1), customBackend]),
+    /** Passed to the module's factory. */
+    options: z.record(z.string(), z.unknown()).optional(),
+  }),
 ]);
 
 const schema = z.strictObject({
@@ -22,6 +29,10 @@ const schema = z.strictObject({
   maxFileSize: z.number().int().positive().optional(),
   /** Files per batch upload. */
   maxFiles: z.number().int().positive().max(1000).optional(),
+  /** Seconds an upload may stay unattached to any record before it is deleted; 0 keeps it forever. */
+  orphanTtl: z.number().nonnegative().optional(),
+  /** Where upload records are kept (default: `{baseDir}/.objectql-meta` for local storage, else memory). */
+  metadataDir: z.string().min(1).optional(),
 });
 
 export type FilesOptions = z.input<typeof schema>;
@@ -31,6 +42,8 @@ export interface FilesSettings {
   storage: StorageOptions;
   maxFileSize: number;
   maxFiles: number;
+  orphanTtl: number;
+  metadataDir?: string;
 }
 
 export function parseOptions(input: unknown): FilesSettings {
@@ -39,5 +52,7 @@ export function parseOptions(input: unknown): FilesSettings {
     storage: parsed.storage ?? { type: 'local' },
     maxFileSize: parsed.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
     maxFiles: parsed.maxFiles ?? DEFAULT_MAX_FILES,
+    orphanTtl: parsed.orphanTtl ?? DEFAULT_ORPHAN_TTL,
+    ...(parsed.metadataDir !== undefined ? { metadataDir: parsed.metadataDir } : {}),
   };
 }

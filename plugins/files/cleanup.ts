@@ -1,0 +1,86 @@
+/**
+ * Orphaned files. After a write commits, each stored file learns which record fields hold it
+ * (`refs`); a file whose last holder lets go of it (the record is deleted, or the field no longer
+ * names it) is deleted with its record. A file uploaded but never attached is deleted once it is
+ * older than `orphanTtl` seconds, by a sweep at start and then every `orphanTtl / 4` (at most
+ * hourly). Listening to committed changes, not to after-hooks, means a rolled-back write never
+ * deletes anything.
+ */
+import type { RecordChange } from '../../kernel';
+import { Mutex } from '../../kernel';
+import { attachmentFields, fileIdsOf } from './attachments';
+import { refKey, type FileRecord } from './file-records';
+import type { FilesRuntime } from './runtime';
+
+export class OrphanCleanup {
+  /** Ref changes are read-modify-write of one record file: one at a time. */
+  private readonly lock = new Mutex();
+  private timer?: NodeJS.Timeout;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly rt: FilesRuntime) {}
+
+  async onChange(change: RecordChange): Promise<void> {
+    const { engine } = this.rt.kernel;
+    if (!engine.has(change.object)) return;
+    for (const field of attachmentFields(engine.object(change.object).def)) {
+      const before = fileIdsOf(change.type === 'created' ? undefined : change.previous?.[field.name], this.rt.storage);
+      const after = fileIdsOf(change.type === 'deleted' ? undefined : change.record[field.name], this.rt.storage);
+      const key = refKey({ object: change.object, id: change.id, field: field.name });
+      for (const id of after) if (!before.has(id)) await this.updateRefs(id, (refs) => refs.add(key));
+      for (const id of before) if (!after.has(id)) await this.updateRefs(id, (refs) => refs.delete(key));
+    }
+  }
+
+  private updateRefs(id: string, change: (refs: Set<string>) => void): Promise<void> {
+    return this.lock.run(async () => {
+      const record = await this.rt.records.get(id);
+      if (!record) return;
+      const refs = new Set(record.refs);
+      const wasAttached = refs.size > 0;
+      change(refs);
+      if (wasAttached && refs.size === 0) await this.remove(record, 'no record holds it any more');
+      else await this.rt.records.save({ ...record, refs: [...refs] });
+    });
+  }
+
+  private async remove(record: FileRecord, why: string): Promise<void> {
+    await this.rt.storage.delete(record.id);
+    await this.rt.records.delete(record.id);
+    this.rt.kernel.logger.info({ file: record.id }, `files: deleted a file: ${why}`);
+  }
+
+  /** Deletes the files never attached that are older than the TTL; returns how many. */
+  async sweep(now = Date.now()): Promise<number> {
+    const ttlMs = this.rt.settings.orphanTtl * 1000;
+    let removed = 0;
+    for await (const record of this.rt.records.all()) {
+      if (record.refs.length > 0 || now - Date.parse(record.uploaded_at) < ttlMs) continue;
+      await this.lock.run(async () => {
+        const fresh = await this.rt.records.get(record.id);
+        if (fresh && fresh.refs.length === 0) {
+          await this.remove(fresh, 'never attached to a record');
+          removed++;
+        }
+      });
+    }
+    return removed;
+  }
+
+  start(): void {
+    if (this.rt.settings.orphanTtl <= 0) return;
+    const every = Math.min(this.rt.settings.orphanTtl * 250, 3_600_000);
+    const run = () => {
+      this.running = this.sweep().catch((err: unknown) => this.rt.kernel.logger.error({ err }, 'files: sweeping unattached uploads failed'));
+    };
+    run();
+    this.timer = setInterval(run, every);
+    this.timer.unref();
+  }
+
+  /** Stops the sweeps and waits for one under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
