@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { SAMPLE_METADATA, startServer, USERS, type TestServer } from '../../helpers/server';
+import { as, filesClient, form } from './client';
 
 const FIXTURES = resolve(__dirname, 'fixtures');
 
@@ -14,7 +15,6 @@ describe('files plugin', () => {
   let dir: string;
   let png: Buffer;
   let bigPng: Buffer;
-  const as = (user: object) => ({ 'x-test-user': JSON.stringify(user) });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'oql-files-'));
@@ -30,22 +30,8 @@ describe('files plugin', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function form(parts: Record<string, string>, files: Array<[string, Buffer | string, string]>): FormData {
-    const f = new FormData();
-    for (const [k, v] of Object.entries(parts)) f.append(k, v);
-    for (const [part, content, name] of files) f.append(part, new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
-    return f;
-  }
-
-  async function post(path: string, body: FormData, user: object | null = USERS.alice) {
-    const res = await fetch(`${s.url}/api/files${path}`, { method: 'POST', body, headers: user ? as(user) : {} });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  async function get(path: string, headers: Record<string, string> = {}, user: object | null = USERS.alice) {
-    const res = await fetch(`${s.url}/api/files${path}`, { headers: { ...(user ? as(user) : {}), ...headers } });
-    return { status: res.status, headers: res.headers, buffer: Buffer.from(await res.arrayBuffer()) };
-  }
+  const post = (path: string, body: FormData, user: object | null = USERS.alice) => filesClient(s).post(path, body, user);
+  const get = (path: string, headers: Record<string, string> = {}, user: object | null = USERS.alice) => filesClient(s).get(path, headers, user);
 
   describe('upload', () => {
     it('stores a text file and returns the attachment', async () => {

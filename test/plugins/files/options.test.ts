@@ -1,11 +1,14 @@
 /** The files plugin's options and its other storage backends. */
 import { expect } from 'chai';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, USERS } from '../../helpers/server';
 
 const as = (user: object) => ({ 'x-test-user': JSON.stringify(user) });
 
-async function roundTrip(files: Record<string, unknown>): Promise<{ upload: any; content: string; status: number }> {
-  const s = await startServer({ plugins: { files } }, { identityFromHeader: true });
+async function roundTrip(files: Record<string, unknown>, baseDir?: string): Promise<{ upload: any; content: string; status: number }> {
+  const s = await startServer({ plugins: { files }, ...(baseDir ? { baseDir } : {}) }, { identityFromHeader: true });
   try {
     const form = new FormData();
     form.append('file', new Blob(['memory content']), 'm.txt');
@@ -48,8 +51,54 @@ describe('files plugin options', () => {
     expect(saved.size).to.equal(1);
   });
 
+  it('custom storage named by module path, with options for its factory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'oql-custom-'));
+    try {
+      const storage = { type: 'custom', module: './storage-module/dir-storage.ts', options: { dir, publicBase: 'https://files.example' } };
+      const r = await roundTrip({ storage }, __dirname);
+      expect(r.status).to.equal(200);
+      expect(r.content).to.equal('memory content');
+      expect(r.upload.url).to.equal(`https://files.example/${r.upload.id}`);
+      expect(await readdir(dir)).to.have.members([r.upload.id, `${r.upload.id}.meta`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a custom storage module that is missing or exports no backend', async () => {
+    for (const [module, message] of [['./storage-module/none.ts', /storage\.module.*none\.ts/], ['./storage-module/not-a-backend.ts', /must export a backend/]] as const) {
+      let error: unknown;
+      try {
+        const s = await startServer({ baseDir: __dirname, plugins: { files: { storage: { type: 'custom', module } } } });
+        await s.stop();
+      } catch (err) {
+        error = err;
+      }
+      expect(String(error), module).to.match(message);
+    }
+  });
+
+  it('SERVICE_UPLOAD_DIR and SERVICE_BASE_URL set the default folder and the public URLs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'oql-env-'));
+    const saved = { dir: process.env.SERVICE_UPLOAD_DIR, url: process.env.SERVICE_BASE_URL };
+    process.env.SERVICE_UPLOAD_DIR = dir;
+    process.env.SERVICE_BASE_URL = 'https://api.example/files/';
+    try {
+      const r = await roundTrip({});
+      expect(r.status).to.equal(200);
+      expect(r.upload.url).to.equal(`https://api.example/files/${r.upload.id}`);
+      expect(await readdir(dir)).to.include(r.upload.id);
+    } finally {
+      for (const [key, value] of [['SERVICE_UPLOAD_DIR', saved.dir], ['SERVICE_BASE_URL', saved.url]] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses unknown or wrong options at start-up', async () => {
-    for (const files of <Array<Record<string, unknown>>>[{ storage: { type: 's3' } }, { nope: 1 }, { storage: { type: 'custom', module: {} } }, { maxFileSize: -1 }]) {
+    for (const files of <Array<Record<string, unknown>>>[{ storage: { type: 's3' } }, { nope: 1 }, { storage: { type: 'custom', module: {} } }, { maxFileSize: -1 }, { orphanTtl: -1 }]) {
       let error: unknown;
       try {
         const s = await startServer({ plugins: { files } });

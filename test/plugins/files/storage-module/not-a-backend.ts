@@ -1,0 +1,2 @@
+/** A module that is no storage backend: save only. */
+export default { async save() { return { id: 'x' }; } };
