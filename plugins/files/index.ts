@@ -12,6 +12,7 @@ import { download } from './download';
 import { FileRecordStore } from './file-records';
 import { ImageCache } from './image-cache';
 import { imageRoute } from './image-route';
+import { addFilesToDocument } from './openapi';
 import { parseOptions, type FilesOptions, type FilesSettings } from './options';
 import type { FilesRuntime } from './runtime';
 import { adaptCustomStorage, isCustomStorageBackend, type CustomStorageBackend } from './storage/custom';
@@ -46,6 +47,7 @@ export default definePlugin((options: FilesOptions = {}) => {
           routes: [`POST ${base}/upload`, `POST ${base}/upload/batch`, `GET ${base}/:fileId`, `GET ${base}/:fileId/thumbnail`, `GET ${base}/:fileId/preview`],
         },
       ]);
+      k.hooks.openapi.tap('files', (doc) => addFilesToDocument(doc, base));
       const runtime = (): FilesRuntime => rt!;
       k.hooks.beforeCreate.for('*').tapPromise('files', (ctx) => checkAttachments(runtime(), ctx));
       k.hooks.beforeUpdate.for('*').tapPromise('files', (ctx) => checkAttachments(runtime(), ctx));

@@ -11,13 +11,14 @@ import { expect } from 'chai';
 const ROOT = resolve(__dirname, '../../..');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** rpc and openapi, plus rest and metadata when those plugins exist in this tree. */
-export function protocolPlugins(): Record<string, boolean> {
+/** rpc and openapi, plus rest, metadata and files when those plugins exist in this tree. */
+export function protocolPlugins(): Record<string, boolean | Record<string, unknown>> {
   return {
     rpc: true,
     openapi: true,
     ...(existsSync(resolve(ROOT, 'plugins/rest/index.ts')) ? { rest: true } : {}),
     ...(existsSync(resolve(ROOT, 'plugins/metadata-api/index.ts')) ? { metadata: true } : {}),
+    ...(existsSync(resolve(ROOT, 'plugins/files/index.ts')) ? { files: { storage: { type: 'memory' } } } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document over real HTTP: it validates, it carries every object's schema by the
  * spec's type mapping, the error and paging schemas, the security schemes, the JSON-RPC route and
- * (when those plugins exist) the REST and metadata routes; every route a plugin lists in its
+ * (when those plugins exist) the REST, metadata and file routes; every route a plugin lists in its
  * capabilities is in it; it is built once and rebuilt when an object's label or description changes.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -129,6 +129,18 @@ describe('OpenAPI document', () => {
     for (const route of ['GET /api/metadata/objects', 'GET /api/metadata/objects/:name', 'PUT /api/metadata/object/:name']) {
       expect(routeInDocument(doc, route), route).to.equal(true);
     }
+  });
+
+  it('has the File API: multipart uploads answering the Attachment schema, downloads with ranges, file error codes', () => {
+    const upload = doc.paths['/api/files/upload'].post;
+    expect(upload.requestBody.content['multipart/form-data'].schema.required).to.deep.equal(['file']);
+    expect(upload.responses['200'].content['application/json'].schema.properties.data).to.deep.equal({ $ref: '#/components/schemas/Attachment' });
+    expect(upload.responses['413'].description).to.contain('FILE_TOO_LARGE');
+    expect(upload.responses['415'].description).to.contain('FILE_TYPE_NOT_ALLOWED');
+    expect(doc.components.schemas.Attachment.required).to.include.members(['name', 'url', 'size', 'type']);
+    const download = doc.paths['/api/files/{fileId}'].get;
+    expect(Object.keys(download.responses)).to.include.members(['200', '206', '401', '403', '404', '416']);
+    expect(doc.paths['/api/files/{fileId}/thumbnail'].get.parameters.map((p: any) => p.name)).to.deep.equal(['fileId', 'size']);
   });
 
   it('has every route named in the capabilities of every enabled plugin', async () => {
