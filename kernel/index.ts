@@ -22,5 +22,6 @@ export type * from './engine/types';
 export * from './openapi';
 export { parseSort } from './engine/query-check';
 export { assertSpecExpand } from './engine/expand';
+export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from './engine/attachment-value';
 export { Mutex } from './util/mutex';
 export { importModule, ModuleNotFoundError } from './util/import-module';

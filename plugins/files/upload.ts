@@ -6,16 +6,13 @@
  */
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { extname } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { ObjectQLError } from '../../kernel';
-import type { FieldDefinition } from '../../kernel';
+import { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted, ObjectQLError, type FieldDefinition } from '../../kernel';
 import type { FileStorage, StoredFile } from './storage/types';
 import { extensionsCompatible, mimeForExtension, sniffMime } from './sniff';
 import { imageSize } from './images';
 
 export const SNIFF_BYTES = 4100;
-export const IMAGE_DEFAULT_ACCEPT = ['.jpg', '.jpeg', '.png', '.gif', '.webp'];
 
 /** What an upload is checked against: a field's rules, or only the plugin's default size. */
 export interface UploadRules {
@@ -127,13 +124,12 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
 async function receiveFile(stream: Readable, filename: string, rules: UploadRules, handlers: Handlers, folder: string | undefined, stored: StoredFile[]): Promise<UploadedFile> {
   const name = safeName(filename);
   const field = rules.field;
-  const ext = extname(name).toLowerCase();
+  const ext = fileExtension(name);
   const accept = field?.accept?.length ? field.accept : field?.type === 'image' ? IMAGE_DEFAULT_ACCEPT : undefined;
-  const byExt = accept?.filter((a) => !a.includes('/')).map(normalizeExt) ?? [];
-  const byType = accept?.filter((a) => a.includes('/')).map((a) => a.trim().toLowerCase()) ?? [];
   const notAllowed = () =>
     new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${name}': type '${ext || '(no extension)'}' is not allowed; accepted: ${accept!.join(', ')}`, { file: name, extension: ext, accept });
-  if (accept && byType.length === 0 && !byExt.includes(ext)) throw notAllowed();
+  // With extensions only, the name decides before a byte is stored; MIME entries wait for the sniff.
+  if (accept && !accept.some((a) => a.includes('/')) && !isAccepted(accept, name, '')) throw notAllowed();
   let total = 0;
   stream.on('data', (chunk: Buffer) => {
     total += chunk.length;
@@ -146,7 +142,7 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
   }
   const claimed = ext ? mimeForExtension(ext) : undefined;
   const type = (sniffed === 'text/plain' ? claimed : undefined) ?? sniffed ?? claimed ?? 'application/octet-stream';
-  if (accept && !byExt.includes(ext) && !byType.some((t) => (t.endsWith('/*') ? type.startsWith(t.slice(0, -1)) : t === type))) throw notAllowed();
+  if (accept && !isAccepted(accept, name, type)) throw notAllowed();
   if (field?.type === 'image' && !type.startsWith('image/')) {
     throw new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${name}' is not an image`, { file: name, type });
   }
@@ -164,7 +160,7 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
       await drain(stream);
       throw tooLarge(name, total, maxBytes);
     }
-    throw new ObjectQLError('UPLOAD_FAILED', `File '${name}' could not be stored`);
+    throw storageFailure(err, name);
   }
   stored.push(result);
   if (result.size > maxBytes) throw tooLarge(name, result.size, maxBytes);
@@ -199,6 +195,15 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
     }
   }
   return file;
+}
+
+/** A full disk or a backend's quota is STORAGE_QUOTA_EXCEEDED (507); anything else UPLOAD_FAILED, the cause kept for the log. */
+function storageFailure(err: unknown, name: string): ObjectQLError {
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'STORAGE_QUOTA_EXCEEDED') {
+    return new ObjectQLError('STORAGE_QUOTA_EXCEEDED', `File '${name}' could not be stored: the storage is full`, { file: name });
+  }
+  return Object.assign(new ObjectQLError('UPLOAD_FAILED', `File '${name}' could not be stored`, { file: name }), { cause: err });
 }
 
 function tooLarge(name: string, size: number, maxBytes: number): ObjectQLError {
@@ -246,11 +251,6 @@ function drain(stream: Readable): Promise<void> {
     stream.once('error', () => resolve());
     stream.resume();
   });
-}
-
-function normalizeExt(accept: string): string {
-  const a = accept.trim().toLowerCase();
-  return a.startsWith('.') ? a : `.${a}`;
 }
 
 /** The client's file name without any directory part or control characters. */

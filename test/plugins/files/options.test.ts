@@ -97,6 +97,24 @@ describe('files plugin options', () => {
     }
   });
 
+  it('a full storage is STORAGE_QUOTA_EXCEEDED (507), any other backend failure UPLOAD_FAILED (500)', async () => {
+    for (const [thrown, status, code] of [[Object.assign(new Error('no space left'), { code: 'ENOSPC' }), 507, 'STORAGE_QUOTA_EXCEEDED'], [Object.assign(new Error('quota'), { code: 'STORAGE_QUOTA_EXCEEDED' }), 507, 'STORAGE_QUOTA_EXCEEDED'], [new Error('bucket on fire'), 500, 'UPLOAD_FAILED']] as const) {
+      const module = { save: async () => { throw thrown; }, get: async () => null, delete: async () => false, getPublicUrl: (id: string) => `/x/${id}` };
+      const s = await startServer({ plugins: { files: { storage: { type: 'custom', module } } } }, { identityFromHeader: true });
+      try {
+        const form = new FormData();
+        form.append('file', new Blob(['content']), 'c.txt');
+        const res = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: as(USERS.bob) });
+        const body = (await res.json()) as any;
+        expect(res.status, code).to.equal(status);
+        expect(body.error).to.deep.equal({ code, message: body.error.message, details: { file: 'c.txt' } });
+        expect(body.error.message).to.contain("'c.txt'").and.not.contain(thrown.message);
+      } finally {
+        await s.stop();
+      }
+    }
+  });
+
   it('refuses unknown or wrong options at start-up', async () => {
     for (const files of <Array<Record<string, unknown>>>[{ storage: { type: 's3' } }, { nope: 1 }, { storage: { type: 'custom', module: {} } }, { maxFileSize: -1 }, { orphanTtl: -1 }]) {
       let error: unknown;
