@@ -170,6 +170,35 @@ describe('mongo driver: translation', () => {
     });
   });
 
+  describe('null tests on attachment fields (file, multiple image)', () => {
+    // `{$in: [null, []]}` matches a missing or null field and one equal to []. An attachment
+    // object is neither, and a list of attachment objects holds no null and no [] element (the
+    // engine refuses null items), so exactly "no attachment" matches; `$nin` is its negation.
+    const none = { $in: [null, []] };
+    const some = { $nin: [null, []] };
+    const cases: Array<[string, Filter, unknown]> = [
+      ['file = null', c('contract', 'isnull', true), { contract: none }],
+      ['file != null', c('contract', 'isnull', false), { contract: some }],
+      ['multiple image = null', c('photos', 'isnull', true), { photos: none }],
+      ['multiple image != null', c('photos', 'isnull', false), { photos: some }],
+      ['both present', { and: [c('contract', 'isnull', false), c('photos', 'isnull', false)] }, { $and: [{ contract: some }, { photos: some }] }],
+      ['not file = null', { not: c('contract', 'isnull', true) }, { $nor: [{ contract: none }] }],
+    ];
+    for (const [title, filter, expected] of cases) {
+      it(`${title}: ${JSON.stringify(filter)}`, () => {
+        expect(toMongoFilter(filter)).to.deep.equal(expected);
+      });
+    }
+
+    it('stores attachments as given and an update to null as null, which `= null` matches', () => {
+      const file = { id: 'f-1', name: 'a.pdf', url: '/f/1', size: 3, type: 'application/pdf' };
+      const photo = { name: 'p.png', url: '/f/2', size: 4, type: 'image/png', variants: { small: '/f/2/s' } };
+      expect(toDocument({ id: 'x', contract: file, photos: [photo, photo] })).to.deep.equal({ _id: 'x', contract: file, photos: [photo, photo] });
+      expect(toDocument({ id: 'y', photos: [] })).to.deep.equal({ _id: 'y', photos: [] });
+      expect(toPatch({ contract: null, photos: null })).to.deep.equal({ contract: null, photos: null });
+    });
+  });
+
   describe('text operators', () => {
     it('translates like, contains, startswith and endswith to escaped case-insensitive expressions', () => {
       expect(toMongoFilter(c('name', 'like', 'app%'))).to.deep.equal({ name: { $regex: '\\Aapp', $options: 'is' } });

@@ -3,8 +3,9 @@
  * A driver test file calls runDriverSuite with a factory making a fresh, unconnected datasource.
  */
 import type { Datasource } from '../../kernel/drivers';
-import { clearAll, tckObjects, type TckContext } from './fixtures';
+import { clearAll, suiteObjects, type TckContext } from './fixtures';
 import { defineAggregateTests } from './suite-aggregate';
+import { defineAttachmentTests } from './suite-attachments';
 import { defineConstraintTests } from './suite-constraints';
 import { defineCrudTests } from './suite-crud';
 import { defineFilterTests } from './suite-filters';
@@ -41,7 +42,7 @@ export function runDriverSuite(
     beforeEach(async () => {
       current = await makeDatasource();
       await current.connect();
-      await current.syncSchema(tckObjects());
+      await current.syncSchema(suiteObjects());
       // A driver backed by a persistent store may still hold rows of an earlier run.
       await clearAll(current);
     });
@@ -59,6 +60,7 @@ export function runDriverSuite(
 
     defineCrudTests(ctx);
     defineFilterTests(ctx);
+    defineAttachmentTests(ctx);
     defineQueryTests(ctx);
     defineAggregateTests(ctx);
     defineConstraintTests(ctx);

@@ -4,6 +4,8 @@ import type { Filter, Query } from '../../kernel/query/ast';
 
 export const ITEM = 'tck_item';
 export const OWNER = 'tck_owner';
+/** Attachment fields live on an object of their own: ITEM's and OWNER's shape is pinned by other tests. */
+export const DOC = 'tck_doc';
 
 /** What the suite's tests share: the datasource of the running test. */
 export interface TckContext {
@@ -63,6 +65,16 @@ export function tckObjects(): ObjectDefinition[] {
   ];
 }
 
+/** The object of the attachment tests: a `file` field and an `image` field holding a list. */
+export function tckAttachmentObject(): ObjectDefinition {
+  return object(DOC, [field('name', 'text'), field('contract', 'file'), field('photos', 'image', { multiple: true })]);
+}
+
+/** Every object the driver suite syncs. */
+export function suiteObjects(): ObjectDefinition[] {
+  return [...tckObjects(), tckAttachmentObject()];
+}
+
 /**
  * The records most query tests run against. Chosen so each operator separates them: nulls in
  * qty (c), price (d), status (d), tags (c is [], d is null); c and e share a null unique code.
@@ -81,14 +93,14 @@ export async function seedItems(ds: Datasource): Promise<void> {
 
 /** Deletes every record of the suite's objects, through the interface only. */
 export async function clearAll(ds: Datasource): Promise<void> {
-  for (const name of [ITEM, OWNER]) {
+  for (const name of [ITEM, OWNER, DOC]) {
     for (const record of await ds.find(name, { fields: ['id'] })) await ds.delete(name, String(record.id));
   }
 }
 
 /** The ids of the records a filter matches, sorted. */
-export async function idsWhere(ds: Datasource, filter: Filter): Promise<string[]> {
-  const records = await ds.find(ITEM, { filter, fields: ['id'] });
+export async function idsWhere(ds: Datasource, filter: Filter, object = ITEM): Promise<string[]> {
+  const records = await ds.find(object, { filter, fields: ['id'] });
   return records.map((r) => String(r.id)).sort();
 }
 
