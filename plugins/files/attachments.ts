@@ -4,10 +4,11 @@
  */
 import type { FieldDefinition, ObjectDefinition } from '../../kernel';
 import type { FileRecord } from './file-records';
+import { THUMBNAIL_SIZES } from './images';
 import { isValidFileId, type FileStorage } from './storage/types';
 
-export const THUMBNAIL_NAMES = ['small', 'medium', 'large'] as const;
-export type ThumbnailName = (typeof THUMBNAIL_NAMES)[number];
+export type ThumbnailName = keyof typeof THUMBNAIL_SIZES;
+export const THUMBNAIL_NAMES = Object.keys(THUMBNAIL_SIZES) as ThumbnailName[];
 
 export type Attachment = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import type { ImageCache } from './image-cache';
 import { THUMBNAIL_SIZES, resizeImage } from './images';
 import type { FilesRuntime } from './runtime';
 import { locate } from './stored-file';
-import { readStored } from './upload';
+import { imageInput } from './upload';
 
 export const MAX_PREVIEW_PX = 4096;
 
@@ -38,7 +38,7 @@ export async function imageRoute(rt: FilesRuntime, cache: ImageCache, kind: 'thu
     const cacheKey = `${id}\n${etag}`;
     let out = cache.get(cacheKey);
     if (!out) {
-      const content = await readStored(rt.storage, id);
+      const content = await imageInput(rt.storage, id);
       if (!content) throw new ObjectQLError('FILE_NOT_FOUND', `File '${id}' not found`, { file: id });
       try {
         out = await resizeImage(content, box);

@@ -9,7 +9,6 @@ import sharp, { type Metadata } from 'sharp';
 import { ObjectQLError } from '../../kernel';
 
 export const THUMBNAIL_SIZES = { small: 64, medium: 256, large: 1024 } as const;
-export type ThumbnailSize = keyof typeof THUMBNAIL_SIZES;
 
 export type OutputFormat = 'png' | 'jpeg' | 'webp';
 
@@ -39,7 +38,7 @@ export async function imageSize(input: Buffer | string): Promise<{ width: number
  * that is png, jpeg or webp, else png. Rejects with FILE_VALIDATION_ERROR when the input is not an
  * image sharp reads. Bounds on the box (e.g. 1..4096) are the caller's to validate.
  */
-export async function resizeImage(input: Buffer, box: { width?: number; height?: number }, format?: OutputFormat): Promise<{ data: Buffer; contentType: string }> {
+export async function resizeImage(input: Buffer | string, box: { width?: number; height?: number }, format?: OutputFormat): Promise<{ data: Buffer; contentType: string }> {
   let meta: Metadata;
   try {
     meta = await sharp(input).metadata();
@@ -57,10 +56,4 @@ export async function resizeImage(input: Buffer, box: { width?: number; height?:
   } catch {
     throw new ObjectQLError('FILE_VALIDATION_ERROR', 'File is not a readable image');
   }
-}
-
-/** Shorthand: a thumbnail for one of THUMBNAIL_SIZES. */
-export function thumbnail(input: Buffer, size: ThumbnailSize, format?: OutputFormat): Promise<{ data: Buffer; contentType: string }> {
-  const px = THUMBNAIL_SIZES[size];
-  return resizeImage(input, { width: px, height: px }, format);
 }

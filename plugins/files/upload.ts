@@ -169,7 +169,7 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
   }
   const file: UploadedFile = { stored: result, name, type };
   if (type.startsWith('image/')) {
-    const size = await readStored(handlers.storage, result.id).then((buf) => (buf ? imageSize(buf) : undefined)).catch(() => undefined);
+    const size = await imageInput(handlers.storage, result.id).then((input) => (input ? imageSize(input) : undefined)).catch(() => undefined);
     if (size) {
       file.width = size.width;
       file.height = size.height;
@@ -210,8 +210,13 @@ function tooLarge(name: string, size: number, maxBytes: number): ObjectQLError {
   return new ObjectQLError('FILE_TOO_LARGE', `File '${name}' is ${size} bytes, above the maximum of ${maxBytes}`, { file: name, size, max_size: maxBytes });
 }
 
-/** A stored file's whole content (images only, bounded by their max_size). */
-export async function readStored(storage: FileStorage, id: string): Promise<Buffer | undefined> {
+/**
+ * What sharp reads a stored image from: its path when the backend keeps it on disk (never loaded
+ * into the process whole), else its content (memory and custom backends hold it whole anyway).
+ */
+export async function imageInput(storage: FileStorage, id: string): Promise<Buffer | string | undefined> {
+  const path = storage.pathOf?.(id);
+  if (path) return path;
   const stream = await storage.open(id);
   if (!stream) return undefined;
   const chunks: Buffer[] = [];

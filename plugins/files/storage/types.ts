@@ -20,6 +20,8 @@ export interface FileStorage {
   stat(id: string): Promise<{ size: number; mtime: Date } | null>;
   delete(id: string): Promise<boolean>;
   getPublicUrl(id: string): string;
+  /** The file's path on this machine's disk, when the backend keeps files there (image work reads it in place). */
+  pathOf?(id: string): string | null;
   close?(): Promise<void>;
 }
 
