@@ -182,3 +182,36 @@ describe('files: uploads never attached', () => {
     }
   });
 });
+
+describe('files: attachments through OData and GraphQL', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer(
+      { metadata: [SAMPLE_METADATA, FIXTURES], plugins: { odata: true, graphql: true, files: { storage: { type: 'memory' } } } },
+      { identityFromHeader: true },
+    );
+  });
+  after(() => s?.stop());
+
+  const graphql = (user: object, query: string, variables: object) =>
+    s.request('POST', '/api/graphql', { query, variables }, { 'x-test-user': JSON.stringify(user) });
+  const CREATE = 'mutation($input: DocInput!) { createDoc(input: $input) { id attachment } }';
+
+  it('GraphQL: an own upload attaches (JSON text both ways); another user’s is FILE_ACCESS_DENIED', async () => {
+    const files = filesClient(s);
+    const mine = await files.upload(alice, 'via graphql', 'g.txt');
+    let r = await graphql(alice, CREATE, { input: { name: 'g', attachment: JSON.stringify(mine) } });
+    expect(r.body.errors, JSON.stringify(r.body)).to.equal(undefined);
+    expect(JSON.parse(r.body.data.createDoc.attachment)).to.deep.equal(mine);
+    const theirs = await files.upload(bob, 'bob only', 'b.txt');
+    r = await graphql(alice, CREATE, { input: { name: 'g2', attachment: JSON.stringify(theirs) } });
+    expect(r.body.errors[0].extensions.code).to.equal('FILE_ACCESS_DENIED');
+  });
+
+  it('OData: the same rule, in the OData error format', async () => {
+    const theirs = await filesClient(s).upload(bob, 'bob only', 'b.txt');
+    const r = await s.request('POST', '/odata/doc', { name: 'o', attachment: JSON.stringify(theirs) }, { 'x-test-user': JSON.stringify(alice) });
+    expect(r.status).to.equal(403);
+    expect(r.body.error.code).to.equal('FILE_ACCESS_DENIED');
+  });
+});
