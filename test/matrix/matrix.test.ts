@@ -1,13 +1,15 @@
 /**
  * The permission matrix (test/matrix): the same users, the same records and the same expectations
  * (table.ts), asserted through every protocol (adapters/) over real HTTP against a real server,
- * on each datasource. See table.ts for what is expected and protocol.ts for how a protocol joins.
+ * on each datasource, then through change notifications (change-cases.ts) and the File API
+ * (file-cases.ts). See table.ts for what is expected and protocol.ts for how a protocol joins.
  */
 import { expect } from 'chai';
 import { ADAPTERS } from './adapters';
 import { changeCases } from './change-cases';
 import { dataCases } from './data-cases';
 import { describeCases } from './describe-cases';
+import { fileCases } from './file-cases';
 import { DATASOURCES, MatrixServer } from './server';
 import { OBJECTS, RECORDS } from './table';
 
@@ -30,5 +32,6 @@ for (const [name, datasources] of Object.entries(DATASOURCES)) {
     }
 
     changeCases(env);
+    fileCases(env);
   });
 }

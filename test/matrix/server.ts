@@ -2,7 +2,9 @@
  * The matrix's server: the sample application plus fixtures/, on a given datasource, with the
  * plugins every adapter needs; the client adapters send requests through (credentials added by
  * credentials.ts); and the store as the truth — read without permissions, captured and put back
- * after every write so that each case starts from the seeded records.
+ * after every write so that each case starts from the seeded records. The seed includes files:
+ * once started, root uploads one per record and attachment field of FILE_OBJECT and attaches it
+ * (files.ts), before the baseline is captured.
  */
 import { expect } from 'chai';
 import { Agent, request as httpRequest } from 'node:http';
@@ -10,7 +12,9 @@ import { resolve } from 'node:path';
 import type { DatasourceConfig, DbRecord, Kernel } from '../../kernel';
 import { SAMPLE_METADATA, startServer, type TestServer } from '../helpers/server';
 import { credentials, identityServer } from './credentials';
+import { filesApi, lostFiles } from './files';
 import type { Client, ProtocolAdapter, Rec } from './protocol';
+import { FILE_OBJECT } from './table';
 
 export const FIXTURES = resolve(__dirname, 'fixtures');
 
@@ -22,6 +26,9 @@ export const DATASOURCES: Record<string, Record<string, DatasourceConfig>> = {
 
 /** The transports of change notifications: GraphQL subscriptions (graphql-ws) and the realtime WebSocket API. */
 const CHANGE_PLUGINS = { graphql: true, realtime: {} };
+
+/** The File API (file-cases.ts), its contents kept in memory. */
+const FILE_PLUGINS = { files: { storage: { type: 'memory' } } };
 
 type Snapshot = Map<string, DbRecord[]>;
 
@@ -44,6 +51,9 @@ export class MatrixServer {
     routes: DEFAULT_ROUTES,
     definition: (object) => this.kernel.registry.object(object),
   };
+
+  /** The File API of the running server (uploads, byte-exact downloads, seeding). */
+  readonly files = filesApi(() => this.url, this.client);
 
   private send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
     const url = new URL(path, this.running.url);
@@ -88,12 +98,13 @@ export class MatrixServer {
 
   async start(): Promise<void> {
     // graphql (its subscriptions) and realtime carry the change notifications (change-cases.ts).
-    const plugins = Object.assign({}, identityServer.config.plugins, CHANGE_PLUGINS, ...this.adapters.map((a) => a.plugins));
+    const plugins = Object.assign({}, identityServer.config.plugins, CHANGE_PLUGINS, FILE_PLUGINS, ...this.adapters.map((a) => a.plugins));
     this.server = await startServer(
       { ...identityServer.config, metadata: [SAMPLE_METADATA, FIXTURES], datasources: this.datasources, plugins },
       identityServer.options,
     );
     expect(this.server.kernel.config.routes).to.deep.equal(DEFAULT_ROUTES);
+    await this.files.seed([...(await this.truth(FILE_OBJECT)).keys()]);
     this.baseline = await this.capture();
     this.labels = new Map(this.kernel.registry.objects().map((d) => [d.name, { label: d.label, description: d.description }]));
   }
@@ -139,10 +150,16 @@ export class MatrixServer {
     for (const [object, rows] of before) expect(after.get(object), `${what}: ${object} changed`).to.deep.equal(rows);
   }
 
-  /** Puts the store back to the seeded records (and the object labels back), without hooks or checks. */
+  /**
+   * Puts the store back to the seeded records (and the object labels back), without hooks or
+   * checks. A record of FILE_OBJECT that was deleted or had its files replaced made the files
+   * plugin delete those files: they are uploaded and attached again (new ids) and the baseline
+   * taken anew.
+   */
   async reset(): Promise<void> {
     const baseline = this.baseline!;
     const now = await this.capture();
+    const lost = lostFiles(baseline.get(FILE_OBJECT) ?? [], now.get(FILE_OBJECT) ?? []);
     for (const [object, rows] of baseline) {
       const ds = this.kernel.engine.object(object).datasource;
       const current = new Map((now.get(object) ?? []).map((r) => [r.id as string, r]));
@@ -161,6 +178,10 @@ export class MatrixServer {
       const seeded = this.labels.get(def.name)!;
       if (def.label !== seeded.label) this.kernel.registry.setObjectInfo(def.name, { label: seeded.label });
       if (def.description !== seeded.description) this.kernel.registry.setObjectInfo(def.name, { description: seeded.description ?? '' });
+    }
+    if (lost.length) {
+      await this.files.seed(lost);
+      this.baseline = await this.capture();
     }
   }
 }

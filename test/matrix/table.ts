@@ -75,18 +75,28 @@ export const GRID: Record<ObjectName, Record<UserName, Cell>> = {
   milestone: OPEN,
   account: OPEN,
   contact: OPEN,
-  // fixtures/note.permission.yml: members their own notes, all operations, secret hidden, locked read-only.
+  // fixtures/note.permission.yml: members their own notes, all operations, secret hidden, locked and
+  // picture read-only; viewers every note, secret and attachment hidden.
   note: {
-    alice: { ops: 'RCUD', ids: ['n-alice'], hidden: ['secret'], readonly: ['locked'] },
-    bob: { ops: 'RCUD', ids: ['n-bob'], hidden: ['secret'], readonly: ['locked'] },
+    alice: { ops: 'RCUD', ids: ['n-alice'], hidden: ['secret'], readonly: ['locked', 'picture'] },
+    bob: { ops: 'RCUD', ids: ['n-bob'], hidden: ['secret'], readonly: ['locked', 'picture'] },
     carol: ALL,
-    victor: { ops: 'R', hidden: ['secret'] },
+    victor: { ops: 'R', hidden: ['secret', 'attachment'] },
     root: ALL,
     nobody: NONE,
-    aliceViewer: { ops: 'RCUD', writeIds: ['n-alice'], hidden: ['secret'], readonly: ['locked'] },
+    // The member entry shows the attachment, the viewer entry every note: she reads every note's attachment.
+    aliceViewer: { ops: 'RCUD', writeIds: ['n-alice'], hidden: ['secret'], readonly: ['locked', 'picture'] },
     anonymous: NONE,
   },
 };
+
+/**
+ * The object whose records hold files: server.ts seeds one per record and attachment field
+ * (uploaded and attached by root); file-cases.ts reads who may download and upload from its cells.
+ */
+export const FILE_OBJECT: ObjectName = 'note';
+/** Its attachment fields and their types (fixtures/note.object.yml). */
+export const FILE_FIELDS: Record<string, 'file' | 'image'> = { attachment: 'file', picture: 'image' };
 
 /** The cell with its defaults filled in. */
 export function cell(object: ObjectName, user: UserName): Required<Cell> {
@@ -100,6 +110,9 @@ export function readable(user: UserName): ObjectName[] {
   return OBJECTS.filter((o) => GRID[o][user].ops.includes('R'));
 }
 
+/** An attachment value linking to a file outside the server's storage (valid, and no upload's). */
+const LINK = (name: string, type: string) => ({ name, url: `https://files.example.com/${name}`, size: 1, type });
+
 /**
  * Writes each object can take from any user allowed to: a new record (which lands inside the
  * caller's own scope: hooks make the caller the owner/assignee, notes name their owner), a harmless
@@ -112,7 +125,7 @@ export const WRITES: Record<ObjectName, { create(user: { id?: string }, visible:
   milestone: { create: () => ({ name: 'Matrix milestone' }), update: { reached: true }, values: {} },
   account: { create: () => ({ name: 'Matrix account' }), update: { phone: '+1 555 0000' }, values: {} },
   contact: { create: () => ({ last_name: 'Matrix' }), update: { first_name: 'Matrix' }, values: {} },
-  note: { create: (u) => ({ title: 'Matrix note', owner: u.id ?? null }), update: { title: 'Matrix' }, values: { secret: 'x', locked: true } },
+  note: { create: (u) => ({ title: 'Matrix note', owner: u.id ?? null }), update: { title: 'Matrix' }, values: { secret: 'x', locked: true, attachment: LINK('x.txt', 'text/plain'), picture: LINK('x.png', 'image/png') } },
 };
 
 /** A field name no object has: a hidden field must be answered exactly as this one is. */
