@@ -112,6 +112,54 @@ describe('files plugin', () => {
       expect((await readdir(dir)).length).to.equal(before);
     });
 
+    it('IMAGE_DIMENSIONS_INVALID below min_height, naming the bounds', async () => {
+      const flat = await sharp({ create: { width: 100, height: 10, channels: 3, background: '#888' } }).png().toBuffer();
+      const { status, body } = await post('/upload', form({ object: 'doc', field: 'photo' }, [['file', flat, 'flat.png']]));
+      expect(status).to.equal(400);
+      expect(body.error.code).to.equal('IMAGE_DIMENSIONS_INVALID');
+      expect(body.error.details).to.include({ file: 'flat.png', width: 100, height: 10, min_height: 20, max_width: 500 });
+      expect(body.error.message).to.contain('height 10 < min_height 20');
+    });
+
+    it('an image field refuses a file that looks like a PNG but does not decode', async () => {
+      const before = (await readdir(dir)).length;
+      const broken = Buffer.concat([png.subarray(0, 16), Buffer.alloc(200, 7)]);
+      const { status, body } = await post('/upload', form({ object: 'doc', field: 'photo' }, [['file', broken, 'broken.png']]));
+      expect(status).to.equal(400);
+      expect(body.error).to.deep.include({ code: 'FILE_VALIDATION_ERROR', details: { file: 'broken.png', reason: 'unreadable_image' } });
+      expect((await readdir(dir)).length).to.equal(before);
+    });
+
+    it('the type is sniffed from the content, not taken from the client', async () => {
+      const f = new FormData();
+      f.append('file', new Blob(['just some words'], { type: 'image/png' }), 'words.txt');
+      const { status, body } = await post('/upload', f);
+      expect(status).to.equal(200);
+      expect(body.data.type).to.equal('text/plain');
+      const gif = await post('/upload', form({}, [['file', png, 'actually.gif']]));
+      expect(gif.status).to.equal(415);
+      expect(gif.body.error.details).to.include({ extension: '.gif', type: 'image/png' });
+    });
+
+    it('400 for more files than maxFiles in a batch, for object without field, and for a text part after the file', async () => {
+      const before = (await readdir(dir)).length;
+      const many = Array.from({ length: 11 }, (_, i): [string, string, string] => ['files', `file ${i}`, `f${i}.txt`]);
+      let r = await post('/upload/batch', form({}, many));
+      expect(r.status).to.equal(400);
+      expect(r.body.error).to.deep.include({ code: 'FILE_VALIDATION_ERROR', details: { file: null, reason: 'too_many_files' } });
+      expect((await readdir(dir)).length).to.equal(before);
+      r = await post('/upload', form({ object: 'doc' }, [['file', 'abc', 'a.txt']]));
+      expect(r.status).to.equal(400);
+      expect(r.body.error.code).to.equal('INVALID_REQUEST');
+      const late = new FormData();
+      late.append('file', new Blob(['abc']), 'a.txt');
+      late.append('object', 'doc');
+      r = await post('/upload', late);
+      expect(r.status).to.equal(400);
+      expect(r.body.error.message).to.contain("'object' must come before");
+      expect((await readdir(dir)).length).to.equal(before);
+    });
+
     it('batch: several files at once; one failure stores none', async () => {
       let r = await post('/upload/batch', form({ object: 'doc', field: 'attachment' }, [['files', 'one!', 'one.txt'], ['files', png, 'two.png']]));
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
