@@ -30,7 +30,7 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
       if (!(await mayRead(rt, ctx.request, record))) {
         throw accessDenied(`Not allowed to attach file '${id}' to '${ctx.object}.${field.name}'`, { object: ctx.object, field: field.name, file: id });
       }
-      return toAttachment(record, rt.storage, rt.apiBase);
+      return toAttachment(record, rt.storage, rt.apiBase, field.type);
     };
     if (Array.isArray(value)) data[field.name] = await Promise.all(value.map((v) => (isObject(v) ? resolve(v) : v)));
     else if (isObject(value)) data[field.name] = await resolve(value);

@@ -12,8 +12,11 @@ export const THUMBNAIL_NAMES = Object.keys(THUMBNAIL_SIZES) as ThumbnailName[];
 
 export type Attachment = Record<string, unknown>;
 
-/** The spec's attachment for a stored file; images add width, height, thumbnail_url and variants. */
-export function toAttachment(record: FileRecord, storage: FileStorage, apiBase: string): Attachment {
+/**
+ * The spec's attachment for a stored file; images add width, height, thumbnail_url and variants,
+ * except as the value of a `file` field (whose attachments have no image keys).
+ */
+export function toAttachment(record: FileRecord, storage: FileStorage, apiBase: string, fieldType?: string): Attachment {
   const base: Attachment = {
     id: record.id,
     name: record.name,
@@ -24,7 +27,7 @@ export function toAttachment(record: FileRecord, storage: FileStorage, apiBase: 
     uploaded_at: record.uploaded_at,
     ...(record.uploaded_by !== undefined ? { uploaded_by: record.uploaded_by } : {}),
   };
-  if (!record.type.startsWith('image/') || record.width === undefined) return base;
+  if (!record.type.startsWith('image/') || record.width === undefined || fieldType === 'file') return base;
   const thumb = (size: ThumbnailName) => `${apiBase}/${encodeURIComponent(record.id)}/thumbnail?size=${size}`;
   return {
     ...base,

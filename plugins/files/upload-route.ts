@@ -34,7 +34,8 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
       await Promise.all(records.map((r) => Promise.all([rt.storage.delete(r.id).catch(() => false), rt.records.delete(r.id).catch(() => undefined)])));
       throw err;
     }
-    const out = records.map((r) => toAttachment(r, rt.storage, rt.apiBase));
+    const fieldType = form.object ? rt.kernel.engine.object(form.object).def.fields[form.field!]?.type : undefined;
+    const out = records.map((r) => toAttachment(r, rt.storage, rt.apiBase, fieldType));
     res.status(200).json({ data: batch ? out : out[0] });
   } catch (err) {
     // The request may still be sending: answer, then let the socket close rather than read on.

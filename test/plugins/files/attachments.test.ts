@@ -63,6 +63,18 @@ describe('files: attachment values on records (SQLite)', () => {
     expect(withoutPhoto.body.items.map((d: any) => d.name)).to.include('one').and.not.include('pics');
   });
 
+  it('an image on a file field is a plain file attachment (no image keys), uploaded for it or not', async () => {
+    const forField = await files.upload(alice, png, 'shot.png', { object: 'doc', field: 'attachment' });
+    expect(forField).to.not.have.any.keys('width', 'height', 'thumbnail_url', 'variants');
+    const loose = await files.upload(alice, png, 'loose.png');
+    expect(loose).to.include({ width: 40, height: 30 });
+    for (const a of [forField, loose]) {
+      const r = await rpc(alice, 'create', { name: `png ${a.name}`, attachment: a });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body.attachment).to.include({ id: a.id, type: 'image/png' }).and.not.have.any.keys('width', 'variants');
+    }
+  });
+
   it('refuses a file that does not exist, naming the field', async () => {
     const r = await rpc(alice, 'create', { name: 'x', attachment: { id: 'abcdef0123456789abcdef0123456789.txt', name: 'x.txt', url: '/api/files/x', size: 3, type: 'text/plain' } });
     expect(r.status).to.equal(400);
