@@ -3,9 +3,10 @@
  * uploaded for, image dimensions, and the record fields that hold it (`refs`). Kept in memory per
  * kernel and, when a folder is given, as one JSON file per upload, so that access rules and
  * clean-up survive a restart and are shared by instances on one disk. With a folder every read
- * goes to the disk: another instance may have changed the refs.
+ * asks the disk, since another instance may have changed the refs: a `stat`, and the file is read
+ * and parsed again only when it is not the one last read (inode, size or mtime differ).
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { isValidFileId } from './storage/types';
@@ -40,8 +41,12 @@ export function parseRef(key: string): FileRef {
   return { object, id: rest.join('/'), field };
 }
 
+/** Parsed records kept beside their file's identity, at most this many (oldest read dropped first). */
+const PARSED_CACHE_SIZE = 10_000;
+
 export class FileRecordStore {
   private readonly memory = new Map<string, FileRecord>();
+  private readonly parsed = new Map<string, { version: string; record: FileRecord }>();
 
   /** `dir`: where the JSON records live; undefined keeps them in memory only. */
   constructor(private readonly dir?: string) {}
@@ -53,9 +58,23 @@ export class FileRecordStore {
   async get(id: string): Promise<FileRecord | undefined> {
     if (!isValidFileId(id)) return undefined;
     if (!this.dir) return this.memory.get(id);
+    const path = this.pathOf(id);
+    const st = await stat(path).catch(() => null);
+    if (!st) {
+      this.parsed.delete(id);
+      return undefined;
+    }
+    const version = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const known = this.parsed.get(id);
+    if (known?.version === version) return { ...known.record, refs: [...known.record.refs] };
     try {
-      const record = JSON.parse(await readFile(this.pathOf(id), 'utf8')) as FileRecord;
-      return record?.id === id ? { ...record, refs: record.refs ?? [] } : undefined;
+      const record = JSON.parse(await readFile(path, 'utf8')) as FileRecord;
+      if (record?.id !== id) return undefined;
+      const clean = { ...record, refs: record.refs ?? [] };
+      this.parsed.delete(id);
+      this.parsed.set(id, { version, record: clean });
+      if (this.parsed.size > PARSED_CACHE_SIZE) this.parsed.delete(this.parsed.keys().next().value!);
+      return { ...clean, refs: [...clean.refs] };
     } catch {
       return undefined;
     }
@@ -74,6 +93,7 @@ export class FileRecordStore {
 
   async delete(id: string): Promise<void> {
     this.memory.delete(id);
+    this.parsed.delete(id);
     if (this.dir && isValidFileId(id)) await rm(this.pathOf(id), { force: true });
   }
 
@@ -92,6 +112,7 @@ export class FileRecordStore {
 
   clear(): void {
     this.memory.clear();
+    this.parsed.clear();
   }
 
   private pathOf(id: string): string {
