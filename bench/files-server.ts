@@ -122,7 +122,7 @@ async function probe(kernel: Kernel, baseDir: string, req: ProbeRequest): Promis
   const repo = kernel.engine.repo(BENCH_OBJECT, ctx);
   const steps: Array<[string, () => Promise<unknown>]> = [
     ['storage.stat (fs stat)', () => storage.stat(req.fileId)],
-    ['records.get (upload record: readFile + JSON.parse)', () => records.get(req.fileId)],
+    ['records.get (upload record: a stat, parsed again only when changed)', () => records.get(req.fileId)],
     ['engine findOne of the holder record (as the manager)', () => repo.findOne({ filters: [['id', '=', req.recordId]], fields: ['id', BENCH_FIELD] })],
     ['mayRead, attached file (findOne + holder check)', async () => {
       if (!(await mayRead(rt, ctx, attached))) throw new Error('probe: mayRead refused the attached file');
