@@ -49,9 +49,10 @@ export default definePlugin((options: FilesOptions = {}) => {
       ]);
       k.hooks.openapi.tap('files', (doc) => addFilesToDocument(doc, base));
       const runtime = (): FilesRuntime => rt!;
-      k.hooks.beforeCreate.for('*').tapPromise('files', (ctx) => checkAttachments(runtime(), ctx));
-      k.hooks.beforeUpdate.for('*').tapPromise('files', (ctx) => checkAttachments(runtime(), ctx));
-      k.hooks.recordChanged.tapPromise('files', (change) => cleanup!.onChange(change));
+      // Seed data is written before plugins start: the kernel's own writes, naming no uploads of ours.
+      k.hooks.beforeCreate.for('*').tapPromise('files', async (ctx) => { if (rt) await checkAttachments(rt, ctx); });
+      k.hooks.beforeUpdate.for('*').tapPromise('files', async (ctx) => { if (rt) await checkAttachments(rt, ctx); });
+      k.hooks.recordChanged.tapPromise('files', async (change) => { await cleanup?.onChange(change); });
       k.hooks.routes.tapPromise('files', async (router) => {
         router.post(`${base}/upload`, (req, res) => uploadRoute(runtime(), false, req, res));
         router.post(`${base}/upload/batch`, (req, res) => uploadRoute(runtime(), true, req, res));

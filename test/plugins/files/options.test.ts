@@ -115,6 +115,16 @@ describe('files plugin options', () => {
     }
   });
 
+  it('starts on the sample data (seeded before plugins start) without logging an error', async () => {
+    const lines: string[] = [];
+    const s = await startServer(
+      { logLevel: 'warn', plugins: { files: { storage: { type: 'memory' } } }, datasources: { default: { driver: 'memory' } } },
+      { logDestination: { write: (line: string) => lines.push(line) } },
+    );
+    await s.stop();
+    expect(lines.filter((l) => JSON.parse(l).level >= 50)).to.deep.equal([]);
+  });
+
   it('refuses unknown or wrong options at start-up', async () => {
     for (const files of <Array<Record<string, unknown>>>[{ storage: { type: 's3' } }, { nope: 1 }, { storage: { type: 'custom', module: {} } }, { maxFileSize: -1 }, { orphanTtl: -1 }]) {
       let error: unknown;
