@@ -7,10 +7,9 @@ import { ObjectQLError, sendError } from '../../kernel';
 import { THUMBNAIL_NAMES, type ThumbnailName } from './attachments';
 import { notModified } from './http-cache';
 import type { ImageCache } from './image-cache';
-import { THUMBNAIL_SIZES, resizeImage } from './images';
+import { imageInput, THUMBNAIL_SIZES, resizeImage } from './images';
 import type { FilesRuntime } from './runtime';
 import { locate } from './stored-file';
-import { imageInput } from './upload';
 
 export const MAX_PREVIEW_PX = 4096;
 

@@ -7,6 +7,7 @@
  */
 import sharp, { type Metadata } from 'sharp';
 import { ObjectQLError } from '../../kernel';
+import type { FileStorage } from './storage/types';
 
 export const THUMBNAIL_SIZES = { small: 64, medium: 256, large: 1024 } as const;
 
@@ -56,4 +57,18 @@ export async function resizeImage(input: Buffer | string, box: { width?: number;
   } catch {
     throw new ObjectQLError('FILE_VALIDATION_ERROR', 'File is not a readable image');
   }
+}
+
+/**
+ * What sharp reads a stored image from: its path when the backend keeps it on disk (never loaded
+ * into the process whole), else its content (memory and custom backends hold it whole anyway).
+ */
+export async function imageInput(storage: FileStorage, id: string): Promise<Buffer | string | undefined> {
+  const path = storage.pathOf?.(id);
+  if (path) return path;
+  const stream = await storage.open(id);
+  if (!stream) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  return Buffer.concat(chunks);
 }

@@ -10,7 +10,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted, ObjectQLError, type FieldDefinition } from '../../kernel';
 import type { FileStorage, StoredFile } from './storage/types';
 import { extensionsCompatible, mimeForExtension, sniffMime } from './sniff';
-import { imageSize } from './images';
+import { imageInput, imageSize } from './images';
 
 export const SNIFF_BYTES = 4100;
 
@@ -208,20 +208,6 @@ function storageFailure(err: unknown, name: string): ObjectQLError {
 
 function tooLarge(name: string, size: number, maxBytes: number): ObjectQLError {
   return new ObjectQLError('FILE_TOO_LARGE', `File '${name}' is ${size} bytes, above the maximum of ${maxBytes}`, { file: name, size, max_size: maxBytes });
-}
-
-/**
- * What sharp reads a stored image from: its path when the backend keeps it on disk (never loaded
- * into the process whole), else its content (memory and custom backends hold it whole anyway).
- */
-export async function imageInput(storage: FileStorage, id: string): Promise<Buffer | string | undefined> {
-  const path = storage.pathOf?.(id);
-  if (path) return path;
-  const stream = await storage.open(id);
-  if (!stream) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks);
 }
 
 function readHead(stream: Readable, bytes: number): Promise<{ chunks: Buffer[]; ended: boolean }> {
