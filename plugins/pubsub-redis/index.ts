@@ -7,7 +7,7 @@
  * outage is survived: logged, publishes dropped, reconnection and re-subscription automatic.
  */
 import { z } from 'zod';
-import { definePlugin, parsePluginOptions, PluginError, type Kernel } from '../../kernel';
+import { definePlugin, parsePluginOptions, type Kernel } from '../../kernel';
 import { RedisPubSub } from './redis-pubsub';
 
 export { RedisPubSub } from './redis-pubsub';

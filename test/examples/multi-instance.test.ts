@@ -3,7 +3,7 @@
  * started side by side in one process on ephemeral ports.
  */
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfigFile, type ResolvedConfig } from '../../kernel';

@@ -49,7 +49,7 @@ function redact(url: string): string {
 
 /** Connects to Redis and pings it, without retrying: the probe for needService(ctx, 'redis', probeRedis). */
 export async function probeRedis(url: string): Promise<void> {
-  const { default: Redis } = await import('ioredis');
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, { lazyConnect: true, connectTimeout: 2000, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   client.on('error', () => {});
   try {

@@ -70,7 +70,6 @@ export function fileCases(env: MatrixServer): void {
     });
 
     for (const user of USER_NAMES) {
-      const u = MATRIX_USERS[user];
       for (const record of RECORDS[object]) {
         const title = FIELDS.map(([f]) => `${f} ${verdict(user, mayRead(user, record, f))}`).join(', ');
         it(`${user} · ${record}: download ${title}`, () => downloads(env, user, record));

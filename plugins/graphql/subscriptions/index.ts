@@ -22,7 +22,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
-import type * as GraphQLWsOnWs from 'graphql-ws/dist/use/ws.cjs';
+import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
 import type { GraphQLPluginApi, SubscriptionsModule } from '../api';
@@ -34,11 +34,6 @@ import { RecordFeed } from './feed';
 import { EVENT_KINDS, subscriptionNames, subscriptionSdl } from './sdl';
 
 export { subscriptionNames, subscriptionSdl, type EventKind } from './sdl';
-
-// graphql-ws publishes `graphql-ws/use/ws` through package exports only, which this project's
-// moduleResolution ("node") does not read: the types come from the file, the code through require.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { useServer } = require('graphql-ws/use/ws') as typeof GraphQLWsOnWs;
 
 /** The WebSocket subprotocol spoken (graphql-ws). */
 export const GRAPHQL_WS_PROTOCOL = 'graphql-transport-ws';
