@@ -57,7 +57,8 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
   const db = await connect(store);
   // The same order as ObjectQL's: nulls lowest (PostgreSQL's own default puts them highest).
   const [asc, desc] = store === 'postgres' ? ['ASC NULLS FIRST', 'DESC NULLS LAST'] : ['ASC', 'DESC'];
-  const count = async (where: string, params: unknown[]) => Number((await db.query(`SELECT COUNT(*) AS n FROM bench_item ${where}`, params))[0].n);
+  const count = async (where: string, params: unknown[]) =>
+    Number((await db.query(`SELECT COUNT(*) AS n FROM bench_item ${where}`, params))[0].n);
   const handlers: Record<string, (b: { args: unknown }) => Promise<unknown>> = {
     list: async () => ({
       items: await db.query(`SELECT * FROM bench_item WHERE status = ? AND amount > ? ORDER BY amount ${desc} LIMIT 20`, ['open', 500]),
@@ -72,7 +73,9 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
       const byId = new Map(cats.map((c) => [c.id, c]));
       return { items: items.map((i) => ({ ...i, category: byId.get(i.category) ?? null })), meta: { total: await count('', []) } };
     },
-    'group-by': async () => ({ items: await db.query('SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM bench_item GROUP BY status', []) }),
+    'group-by': async () => ({
+      items: await db.query('SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM bench_item GROUP BY status', []),
+    }),
     create: async (b) => {
       const a = b.args as Record<string, unknown>;
       const record = { id: randomUUID(), name: a.name, status: a.status, amount: a.amount, category: a.category };
@@ -92,5 +95,11 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: async () => { server.close(); await db.close(); } };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.close();
+      await db.close();
+    },
+  };
 }

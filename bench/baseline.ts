@@ -30,7 +30,10 @@ export async function startBaseline(data: BenchData): Promise<{ url: string; clo
     count: () => ({ count: data.items.filter((i) => i.status === 'closed').length, '@type': 'bench_item' }),
     expand: () => {
       const items = [...data.items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 50);
-      return { items: items.map((i: Item) => ({ ...i, category: { id: i.category, name: categories.get(i.category)?.name } })), meta: { total: data.items.length } };
+      return {
+        items: items.map((i: Item) => ({ ...i, category: { id: i.category, name: categories.get(i.category)?.name } })),
+        meta: { total: data.items.length },
+      };
     },
     'group-by': () => {
       const groups = new Map<string, { status: string; n: number; total: number }>();

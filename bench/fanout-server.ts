@@ -34,7 +34,9 @@ async function main(store: Store, url: string, channelPrefix: string) {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const base = kernel.http.url;
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: base + kernel.config.routes.rpc, graphql: base + GRAPHQL_PATH, ws: base.replace(/^http/, 'ws') + GRAPHQL_PATH })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ pid: process.pid, rpc: base + kernel.config.routes.rpc, graphql: base + GRAPHQL_PATH, ws: base.replace(/^http/, 'ws') + GRAPHQL_PATH })}\n`,
+  );
 }
 
 main(process.argv[2] as Store, process.argv[3], process.argv[4]).catch((err) => {

@@ -72,7 +72,11 @@ const EVENT_PREFIX = `fanout:${runId}:`;
 const WARMUP_PREFIX = `warmup:${runId}:`;
 
 async function startInstance(label: 'A' | 'B', channelPrefix: string): Promise<Instance> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'fanout-server.ts'), STORE, REDIS_URL, channelPrefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [require.resolve('tsx/cli'), resolve(__dirname, 'fanout-server.ts'), STORE, REDIS_URL, channelPrefix],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [line] = (await Promise.race([
     once(createInterface({ input: child.stdout! }), 'line'),
     once(child, 'exit').then(([code]) => {
@@ -106,7 +110,10 @@ async function create(rpc: string, name: string, amount: number): Promise<void> 
 function connect(instance: Instance, index: number, onEvent: (s: Subscriber, name: string, at: number) => void): Promise<Subscriber> {
   return new Promise((resolveConnected, reject) => {
     let settled = false;
-    const timer = setTimeout(() => fail(new Error(`subscriber ${index} (instance ${instance.label}): not connected within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`subscriber ${index} (instance ${instance.label}): not connected within ${CONNECT_TIMEOUT_MS} ms`)),
+      CONNECT_TIMEOUT_MS,
+    );
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -140,7 +147,10 @@ function connect(instance: Instance, index: number, onEvent: (s: Subscriber, nam
           resolveConnected(subscriber);
         },
         closed: (event) => {
-          if (!settled) fail(new Error(`subscriber ${index} (instance ${instance.label}): socket closed before connection_ack: ${describeClose(event)}`));
+          if (!settled)
+            fail(
+              new Error(`subscriber ${index} (instance ${instance.label}): socket closed before connection_ack: ${describeClose(event)}`),
+            );
         },
       },
     });
@@ -189,7 +199,9 @@ async function main() {
   try {
     const b = await startInstance('B', channelPrefix);
     instances.push(b);
-    console.error(`instances up: A ${a.ws} (pid ${a.pid}), B ${b.ws} (pid ${b.pid}); store ${STORE}; Redis ${REDIS_URL}, channel prefix ${channelPrefix}`);
+    console.error(
+      `instances up: A ${a.ws} (pid ${a.pid}), B ${b.ws} (pid ${b.pid}); store ${STORE}; Redis ${REDIS_URL}, channel prefix ${channelPrefix}`,
+    );
 
     const sendTimes = new Float64Array(EVENTS).fill(NaN);
     let lastDelivery = 0;
@@ -222,7 +234,8 @@ async function main() {
     const settled = await Promise.allSettled(connecting);
     for (const r of settled) if (r.status === 'fulfilled') subscribers.push(r.value);
     const refused = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (refused.length) throw new Error(`${refused.length} of ${SUBSCRIBERS} subscribers could not connect; first: ${(refused[0].reason as Error).message}`);
+    if (refused.length)
+      throw new Error(`${refused.length} of ${SUBSCRIBERS} subscribers could not connect; first: ${(refused[0].reason as Error).message}`);
     console.error(`${SUBSCRIBERS} subscribers connected in ${(performance.now() - connectStarted).toFixed(0)} ms`);
 
     // Warm-up: records until every subscription has delivered one (so each is known to be live).
@@ -230,10 +243,15 @@ async function main() {
     let warmups = 0;
     while (subscribers.some((s) => !s.warmedUp)) {
       const failed = subscribers.find((s) => s.errors.length || s.completed);
-      if (failed) throw new Error(`subscriber ${failed.index} (instance ${failed.instance.label}) failed before measuring: ${failed.errors[0] ?? 'the server completed the subscription'}`);
+      if (failed)
+        throw new Error(
+          `subscriber ${failed.index} (instance ${failed.instance.label}) failed before measuring: ${failed.errors[0] ?? 'the server completed the subscription'}`,
+        );
       if (performance.now() - warmStarted > WARMUP_TIMEOUT_MS) {
         const cold = subscribers.filter((s) => !s.warmedUp);
-        throw new Error(`after ${WARMUP_TIMEOUT_MS} ms and ${warmups} warm-up records, ${cold.length} subscribers (A: ${cold.filter((s) => s.instance === a).length}, B: ${cold.filter((s) => s.instance === b).length}) had received none`);
+        throw new Error(
+          `after ${WARMUP_TIMEOUT_MS} ms and ${warmups} warm-up records, ${cold.length} subscribers (A: ${cold.filter((s) => s.instance === a).length}, B: ${cold.filter((s) => s.instance === b).length}) had received none`,
+        );
       }
       await create(b.rpc, `${WARMUP_PREFIX}${warmups++}`, -1);
       await sleep(200);
@@ -296,12 +314,19 @@ async function main() {
       }
     }
     const subscriberErrors = subscribers.filter((s) => s.errors.length);
-    const writer = RATE > 0 ? `steady rate, ${RATE} creates/s` : `as fast as possible, ${WRITE_CONCURRENCY} create${WRITE_CONCURRENCY > 1 ? 's' : ''} in flight`;
+    const writer =
+      RATE > 0
+        ? `steady rate, ${RATE} creates/s`
+        : `as fast as possible, ${WRITE_CONCURRENCY} create${WRITE_CONCURRENCY > 1 ? 's' : ''} in flight`;
     const writeRate = (EVENTS - writeErrors.length) / ((writesDone - t0) / 1000);
     writeLatencies.sort((x, y) => x - y);
 
-    console.log(`\n### GraphQL subscription fan-out: ${SUBSCRIBERS} subscribers (${subscribers.filter((s) => s.instance === a).length} on A, ${subscribers.filter((s) => s.instance === b).length} on B), ${EVENTS} creates on B, ${STORE}, pubsub-redis\n`);
-    console.log(`Writer: JSON-RPC create on instance B, ${writer}: ${writeRate.toFixed(0)} creates/s, create answered p50 ${ms(percentile(writeLatencies, 0.5))} ms / p99 ${ms(percentile(writeLatencies, 0.99))} ms${writeErrors.length ? `; ${writeErrors.length} failed, first: ${writeErrors[0]}` : ''}.`);
+    console.log(
+      `\n### GraphQL subscription fan-out: ${SUBSCRIBERS} subscribers (${subscribers.filter((s) => s.instance === a).length} on A, ${subscribers.filter((s) => s.instance === b).length} on B), ${EVENTS} creates on B, ${STORE}, pubsub-redis\n`,
+    );
+    console.log(
+      `Writer: JSON-RPC create on instance B, ${writer}: ${writeRate.toFixed(0)} creates/s, create answered p50 ${ms(percentile(writeLatencies, 0.5))} ms / p99 ${ms(percentile(writeLatencies, 0.99))} ms${writeErrors.length ? `; ${writeErrors.length} failed, first: ${writeErrors[0]}` : ''}.`,
+    );
     console.log('Latency: create request sent → event received by the subscriber (same process, one clock).\n');
     console.log('| subscribers | deliveries | expected | missing | duplicates | deliveries/s | p50 ms | p95 ms | p99 ms | max ms |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
@@ -310,14 +335,27 @@ async function main() {
       const got = lat.length;
       const exp = group.length * EVENTS;
       const rate = label === 'all' ? (elapsed > 0 ? (got / elapsed).toFixed(0) : '—') : '';
-      console.log(`| ${label} | ${got} | ${exp} | ${miss} | ${label === 'all' ? duplicates : ''} | ${rate} | ${ms(percentile(lat, 0.5))} | ${ms(percentile(lat, 0.95))} | ${ms(percentile(lat, 0.99))} | ${ms(lat[lat.length - 1] ?? NaN)} |`);
+      console.log(
+        `| ${label} | ${got} | ${exp} | ${miss} | ${label === 'all' ? duplicates : ''} | ${rate} | ${ms(percentile(lat, 0.5))} | ${ms(percentile(lat, 0.95))} | ${ms(percentile(lat, 0.99))} | ${ms(lat[lat.length - 1] ?? NaN)} |`,
+      );
     };
     row('all', subscribers, missing);
-    row(`on A (via Redis)`, subscribers.filter((s) => s.instance === a), missingBy.A);
-    row(`on B (local to the writer)`, subscribers.filter((s) => s.instance === b), missingBy.B);
-    console.log(`\nElapsed: first create sent → last delivery ${elapsed.toFixed(2)} s (writes took ${((writesDone - t0) / 1000).toFixed(2)} s). Every subscriber received every event: ${missing === 0 ? 'yes' : `no, ${missing} deliveries missing`}.`);
+    row(
+      `on A (via Redis)`,
+      subscribers.filter((s) => s.instance === a),
+      missingBy.A,
+    );
+    row(
+      `on B (local to the writer)`,
+      subscribers.filter((s) => s.instance === b),
+      missingBy.B,
+    );
+    console.log(
+      `\nElapsed: first create sent → last delivery ${elapsed.toFixed(2)} s (writes took ${((writesDone - t0) / 1000).toFixed(2)} s). Every subscriber received every event: ${missing === 0 ? 'yes' : `no, ${missing} deliveries missing`}.`,
+    );
     if (foreign) console.log(`Unexpected events (not this run's): ${foreign}.`);
-    if (subscriberErrors.length) console.log(`Subscribers with errors: ${subscriberErrors.length}; first: ${subscriberErrors[0].errors[0]}`);
+    if (subscriberErrors.length)
+      console.log(`Subscribers with errors: ${subscriberErrors.length}; first: ${subscriberErrors[0].errors[0]}`);
   } finally {
     await Promise.all(subscribers.map((s) => s.client.dispose()));
     await Promise.all(instances.map(stopInstance));

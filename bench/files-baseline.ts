@@ -52,7 +52,9 @@ export async function startFilesBaseline(opts: FilesBaselineOptions): Promise<{ 
       etag: `"${id}-${st.size}-${st.mtime.getTime().toString(36)}"`,
       'last-modified': st.mtime.toUTCString(),
     });
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
   };
 
   const thumbnail = (id: string, res: ServerResponse) => {
@@ -82,7 +84,10 @@ export async function startFilesBaseline(opts: FilesBaselineOptions): Promise<{ 
     bb.on('close', () => {
       if (!saved) return json(res, 400, { error: { code: 'INVALID_REQUEST' } });
       saved.then(
-        (f) => json(res, 200, { data: { id: f.id, name: f.name, size: f.size, type: TYPES[extname(f.id)] ?? 'application/octet-stream', url: `/files/${f.id}` } }),
+        (f) =>
+          json(res, 200, {
+            data: { id: f.id, name: f.name, size: f.size, type: TYPES[extname(f.id)] ?? 'application/octet-stream', url: `/files/${f.id}` },
+          }),
         () => json(res, 500, { error: { code: 'UPLOAD_FAILED' } }),
       );
     });
@@ -99,7 +104,14 @@ export async function startFilesBaseline(opts: FilesBaselineOptions): Promise<{ 
     const parts = url.pathname.split('/');
     if (req.method === 'POST' && url.pathname === '/upload') return upload(req, res);
     if (req.method === 'GET' && parts[1] === 'files' && parts.length === 3) return void download(decodeURIComponent(parts[2]), res);
-    if (req.method === 'GET' && parts[1] === 'files' && parts.length === 4 && parts[3] === 'thumbnail' && url.searchParams.get('size') === 'small') return thumbnail(decodeURIComponent(parts[2]), res);
+    if (
+      req.method === 'GET' &&
+      parts[1] === 'files' &&
+      parts.length === 4 &&
+      parts[3] === 'thumbnail' &&
+      url.searchParams.get('size') === 'small'
+    )
+      return thumbnail(decodeURIComponent(parts[2]), res);
     req.resume();
     json(res, 404, { error: { code: 'NOT_FOUND' } });
   });

@@ -58,7 +58,12 @@ async function main(mode: string, dir: string) {
   let kernel: Kernel | undefined;
 
   if (mode === 'baseline') {
-    const server = await startFilesBaseline({ filesDir: join(dir, 'files'), thumbsDir: join(dir, 'thumbs'), uploadDir: join(dir, 'uploads'), keyHash });
+    const server = await startFilesBaseline({
+      filesDir: join(dir, 'files'),
+      thumbsDir: join(dir, 'thumbs'),
+      uploadDir: join(dir, 'uploads'),
+      keyHash,
+    });
     stop = server.close;
     info = { url: server.url };
   } else if (mode === 'objectql') {
@@ -114,19 +119,32 @@ async function main(mode: string, dir: string) {
 async function probe(kernel: Kernel, baseDir: string, req: ProbeRequest): Promise<ProbeResult[]> {
   const storage = new LocalStorage({ baseDir, baseUrl: kernel.config.routes.files });
   const records = new FileRecordStore(join(baseDir, '.objectql-meta'));
-  const rt: FilesRuntime = { kernel, storage, records, settings: parseOptions({ storage: { type: 'local', baseDir } }), apiBase: kernel.config.routes.files };
+  const rt: FilesRuntime = {
+    kernel,
+    storage,
+    records,
+    settings: parseOptions({ storage: { type: 'local', baseDir } }),
+    apiBase: kernel.config.routes.files,
+  };
   const ctx: RequestContext = { user: BENCH_USER };
   const attached = await records.get(req.fileId);
   const unattached = await records.get(req.unattachedId);
-  if (!attached?.refs.length || !unattached || unattached.refs.length) throw new Error('probe: the attached file has no refs, or the unattached one is missing or attached');
+  if (!attached?.refs.length || !unattached || unattached.refs.length)
+    throw new Error('probe: the attached file has no refs, or the unattached one is missing or attached');
   const repo = kernel.engine.repo(BENCH_OBJECT, ctx);
   const steps: Array<[string, () => Promise<unknown>]> = [
     ['storage.stat (fs stat)', () => storage.stat(req.fileId)],
     ['records.get (upload record: a stat, parsed again only when changed)', () => records.get(req.fileId)],
-    ['engine findOne of the holder record (as the manager)', () => repo.findOne({ filters: [['id', '=', req.recordId]], fields: ['id', BENCH_FIELD] })],
-    ['mayRead, attached file (findOne + holder check)', async () => {
-      if (!(await mayRead(rt, ctx, attached))) throw new Error('probe: mayRead refused the attached file');
-    }],
+    [
+      'engine findOne of the holder record (as the manager)',
+      () => repo.findOne({ filters: [['id', '=', req.recordId]], fields: ['id', BENCH_FIELD] }),
+    ],
+    [
+      'mayRead, attached file (findOne + holder check)',
+      async () => {
+        if (!(await mayRead(rt, ctx, attached))) throw new Error('probe: mayRead refused the attached file');
+      },
+    ],
     ['mayRead, unattached file (uploader check)', () => mayRead(rt, ctx, unattached)],
   ];
   /** `iterations` calls, `inFlight` at a time: wall and CPU µs per call. */

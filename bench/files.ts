@@ -166,17 +166,26 @@ async function png(): Promise<Buffer> {
       raw[i + 2] = 128 + (noise[i + 2] & 31);
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A multipart body: text parts in order, then the file part. */
-function multipart(fields: Record<string, string>, file: { name: string; type: string; content: Buffer }): { body: Buffer; contentType: string } {
+function multipart(
+  fields: Record<string, string>,
+  file: { name: string; type: string; content: Buffer },
+): { body: Buffer; contentType: string } {
   const boundary = `----objectql-bench-${randomUUID()}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+    ),
+  );
   parts.push(file.content, Buffer.from(`\r\n--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
@@ -238,7 +247,15 @@ async function load(base: string, request: Request, duration: number, pid?: numb
   const clientCpu = ((client.user + client.system) / 1000 / (performance.now() - started)) * 100;
   const cpu1 = pid === undefined ? undefined : cpuTime(pid);
   const cpuUs = cpu0 !== undefined && cpu1 !== undefined && result.requests.total > 0 ? (cpu1 - cpu0) / result.requests.total : undefined;
-  return { rps: result.requests.average, p99: result.latency.p99, throughput: result.throughput.average, cpuUs, clientCpu, errors: result.errors + result.non2xx + result.timeouts, firstError };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    throughput: result.throughput.average,
+    cpuUs,
+    clientCpu,
+    errors: result.errors + result.non2xx + result.timeouts,
+    firstError,
+  };
 }
 
 /** Warm (unmeasured, but its errors count), then measure. */
@@ -265,11 +282,23 @@ async function main() {
   const dataPath = new URL(objectql.data).pathname;
   const upload = async (name: string, type: string, bytes: Buffer, field = FIELD) => {
     const form = multipart({ object: OBJECT, field }, { name, type, content: bytes });
-    return json<Attachment>(`upload ${name}`, `${objectql.files}/upload`, { method: 'POST', headers: { ...auth, 'content-type': form.contentType }, body: form.body });
+    return json<Attachment>(`upload ${name}`, `${objectql.files}/upload`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': form.contentType },
+      body: form.body,
+    });
   };
   const attach = async (name: string, attachment: Attachment, field = FIELD) => {
-    const created = await json<{ id: string }>(`create ${OBJECT} ${name}`, `${objectql.data}/${OBJECT}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-    await json(`attach ${name}`, `${objectql.data}/${OBJECT}/${encodeURIComponent(created.id)}`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ [field]: attachment }) });
+    const created = await json<{ id: string }>(`create ${OBJECT} ${name}`, `${objectql.data}/${OBJECT}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    await json(`attach ${name}`, `${objectql.data}/${OBJECT}/${encodeURIComponent(created.id)}`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ [field]: attachment }),
+    });
     return created.id;
   };
   const small = await upload('receipt-4k.pdf', 'application/pdf', content.small);
@@ -296,11 +325,20 @@ async function main() {
 
   const form = multipart({ object: OBJECT, field: FIELD }, { name: 'upload-64k.pdf', type: 'application/pdf', content: content.upload });
   const get = (path: string): Request => ({ method: 'GET', path, headers: auth });
-  const post = (path: string): Request => ({ method: 'POST', path, headers: { ...auth, 'content-type': form.contentType }, body: form.body });
+  const post = (path: string): Request => ({
+    method: 'POST',
+    path,
+    headers: { ...auth, 'content-type': form.contentType },
+    body: form.body,
+  });
   const scenarios: Array<{ name: string; objectql: Request; baseline: Request; mbps?: boolean }> = [
     { name: 'download 4 KiB (attached)', objectql: get(fileUrl(small)), baseline: get(`/files/${small.id}`) },
     { name: 'download 1 MiB (attached)', objectql: get(fileUrl(large)), baseline: get(`/files/${large.id}`), mbps: true },
-    { name: `thumbnail small (cached, ${thumbnail.length} B PNG)`, objectql: get(thumbPath), baseline: get(`/files/${image.id}/thumbnail?size=small`) },
+    {
+      name: `thumbnail small (cached, ${thumbnail.length} B PNG)`,
+      objectql: get(thumbPath),
+      baseline: get(`/files/${image.id}/thumbnail?size=small`),
+    },
     { name: 'upload 64 KiB PDF', objectql: post(`${filesPath}/upload`), baseline: post('/upload') },
   ];
 
@@ -312,11 +350,17 @@ async function main() {
     if (m.errors) failures.push(`${what}: ${m.errors} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
   };
   // Both servers warmed up on everything they will be asked, so the first scenario is not the one paying for the JIT.
-  for (const r of [...scenarios.map((s) => s.objectql), looseRequest, recordRequest]) check(`warm-up ObjectQL ${r.method} ${r.path}`, await load(objectql.url, r, SERVER_WARMUP_SECONDS));
-  for (const r of scenarios.map((s) => s.baseline)) check(`warm-up baseline ${r.method} ${r.path}`, await load(baseline.url, r, SERVER_WARMUP_SECONDS));
+  for (const r of [...scenarios.map((s) => s.objectql), looseRequest, recordRequest])
+    check(`warm-up ObjectQL ${r.method} ${r.path}`, await load(objectql.url, r, SERVER_WARMUP_SECONDS));
+  for (const r of scenarios.map((s) => s.baseline))
+    check(`warm-up baseline ${r.method} ${r.path}`, await load(baseline.url, r, SERVER_WARMUP_SECONDS));
 
-  console.log(`\n### Files: ObjectQL (files plugin, local storage, SQLite, API key of a manager) vs bare node:http, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
-  console.log('| scenario | ObjectQL req/s | p99 ms | baseline req/s | p99 ms | ratio | server CPU µs/request ObjectQL / baseline | MB/s ObjectQL / baseline |');
+  console.log(
+    `\n### Files: ObjectQL (files plugin, local storage, SQLite, API key of a manager) vs bare node:http, ${SECONDS} s per run, ${CONNECTIONS} connections\n`,
+  );
+  console.log(
+    '| scenario | ObjectQL req/s | p99 ms | baseline req/s | p99 ms | ratio | server CPU µs/request ObjectQL / baseline | MB/s ObjectQL / baseline |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   const us = (m: Measure) => (m.cpuUs === undefined ? '—' : m.cpuUs.toFixed(0));
   const notes: string[] = [];
@@ -326,8 +370,13 @@ async function main() {
     check(`${s.name}, ObjectQL`, o);
     check(`${s.name}, baseline`, b);
     const mbps = s.mbps ? `${(o.throughput / 1e6).toFixed(0)} / ${(b.throughput / 1e6).toFixed(0)}` : '—';
-    if (s.mbps) notes.push(`${s.name}: the load generator (autocannon, in this process) used ${o.clientCpu.toFixed(0)}% of a core during ObjectQL's run, ${b.clientCpu.toFixed(0)}% during the baseline's.`);
-    console.log(`| ${s.name} | ${o.rps.toFixed(0)} | ${o.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${(o.rps / b.rps).toFixed(2)} | ${us(o)} / ${us(b)} | ${mbps} |`);
+    if (s.mbps)
+      notes.push(
+        `${s.name}: the load generator (autocannon, in this process) used ${o.clientCpu.toFixed(0)}% of a core during ObjectQL's run, ${b.clientCpu.toFixed(0)}% during the baseline's.`,
+      );
+    console.log(
+      `| ${s.name} | ${o.rps.toFixed(0)} | ${o.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${(o.rps / b.rps).toFixed(2)} | ${us(o)} / ${us(b)} | ${mbps} |`,
+    );
   }
 
   if (notes.length) console.log(`\n${notes.join('\n')}`);
@@ -350,13 +399,25 @@ async function main() {
     console.log(`| ${name} | ${m.rps.toFixed(0)} | ${m.p99} | ${(m.rps / attachedSmall.rps).toFixed(2)} | ${us(m)} |`);
   }
 
-  objectql.child.stdin!.write(`${JSON.stringify({ fileId: small.id, unattachedId: loose.id, recordId: smallRecord, iterations: PROBE_ITERATIONS, concurrency: CONNECTIONS })}\n`);
-  const answer = JSON.parse(await objectql.nextLine(120_000)) as { probe?: Array<{ step: string; wallUs: number; cpuUs: number; concurrentWallUs: number; concurrentCpuUs: number }>; probeError?: string };
+  objectql.child.stdin!.write(
+    `${JSON.stringify({ fileId: small.id, unattachedId: loose.id, recordId: smallRecord, iterations: PROBE_ITERATIONS, concurrency: CONNECTIONS })}\n`,
+  );
+  const answer = JSON.parse(await objectql.nextLine(120_000)) as {
+    probe?: Array<{ step: string; wallUs: number; cpuUs: number; concurrentWallUs: number; concurrentCpuUs: number }>;
+    probeError?: string;
+  };
   if (!answer.probe) throw new Error(`probe failed: ${answer.probeError}`);
-  console.log(`\nIn the ObjectQL process, no HTTP: ${PROBE_ITERATIONS} calls of each step, after a warm-up, one at a time and ${CONNECTIONS} in flight (CPU of every thread):\n`);
-  console.log(`| step of a download | wall µs/call, 1 in flight | CPU µs/call, 1 in flight | wall µs/call, ${CONNECTIONS} in flight | CPU µs/call, ${CONNECTIONS} in flight |`);
+  console.log(
+    `\nIn the ObjectQL process, no HTTP: ${PROBE_ITERATIONS} calls of each step, after a warm-up, one at a time and ${CONNECTIONS} in flight (CPU of every thread):\n`,
+  );
+  console.log(
+    `| step of a download | wall µs/call, 1 in flight | CPU µs/call, 1 in flight | wall µs/call, ${CONNECTIONS} in flight | CPU µs/call, ${CONNECTIONS} in flight |`,
+  );
   console.log('|---|---:|---:|---:|---:|');
-  for (const p of answer.probe) console.log(`| ${p.step} | ${p.wallUs.toFixed(0)} | ${p.cpuUs.toFixed(0)} | ${p.concurrentWallUs.toFixed(0)} | ${p.concurrentCpuUs.toFixed(0)} |`);
+  for (const p of answer.probe)
+    console.log(
+      `| ${p.step} | ${p.wallUs.toFixed(0)} | ${p.cpuUs.toFixed(0)} | ${p.concurrentWallUs.toFixed(0)} | ${p.concurrentCpuUs.toFixed(0)} |`,
+    );
 
   if (failures.length) {
     for (const f of failures) console.error(f);

@@ -42,7 +42,9 @@ export async function pageThroughAll(rpcUrl: string, pid: number): Promise<Pagin
   try {
     for (;;) {
       const filters = last ? [['id', '>', last]] : [];
-      const { items } = (await rpc(rpcUrl, { op: 'find', object: 'bench_item', args: { filters, sort: [['id', 'asc']], top: PAGE } })) as { items: Array<{ id: string }> };
+      const { items } = (await rpc(rpcUrl, { op: 'find', object: 'bench_item', args: { filters, sort: [['id', 'asc']], top: PAGE } })) as {
+        items: Array<{ id: string }>;
+      };
       if (!items.length) break;
       rows += items.length;
       pages += 1;

@@ -36,7 +36,9 @@ interface Server {
 }
 
 async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise<Server> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'server.ts'), mode, store, String(ROWS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'server.ts'), mode, store, String(ROWS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [line] = (await Promise.race([
     once(createInterface({ input: child.stdout! }), 'line'),
     once(child, 'exit').then(() => {
@@ -83,7 +85,13 @@ async function load(url: string, request: HttpRequest, duration = SECONDS, conne
       },
     ],
   });
-  return { rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts + bodyErrors, firstError };
+  return {
+    rps: result.requests.average,
+    mean: result.latency.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts + bodyErrors,
+    firstError,
+  };
 }
 
 /** Warm (a short unmeasured run), then measure. */
@@ -108,8 +116,12 @@ async function benchStore(store: Store): Promise<void> {
   const objectql = await startServer('objectql', store);
   const baseline = await startServer('baseline', store);
   try {
-    console.log(`\n### ${store}: ObjectQL (JSON-RPC, REST, OData, GraphQL) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`);
-    console.log('| scenario | JSON-RPC req/s | REST req/s | OData req/s | GraphQL req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | GraphQL ratio | p99 ms JSON-RPC / REST / OData / GraphQL / baseline |');
+    console.log(
+      `\n### ${store}: ObjectQL (JSON-RPC, REST, OData, GraphQL) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`,
+    );
+    console.log(
+      '| scenario | JSON-RPC req/s | REST req/s | OData req/s | GraphQL req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | GraphQL ratio | p99 ms JSON-RPC / REST / OData / GraphQL / baseline |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const rpc = origin(objectql.rpc);
     const rest = origin(objectql.rest);
@@ -118,7 +130,8 @@ async function benchStore(store: Store): Promise<void> {
     if (!objectql.graphql) throw new Error('the ObjectQL server printed no GraphQL URL');
     const gql = origin(objectql.graphql);
     /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
-    const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) => (request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined);
+    const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) =>
+      request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined;
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
       const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
@@ -127,20 +140,31 @@ async function benchStore(store: Store): Promise<void> {
       const gq = s.graphql?.(data);
       const g = gq ? await measure(gql.base, { method: 'POST', path: gql.prefix, body: gq }, true) : undefined;
       const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
-      for (const [who, m] of [['JSON-RPC', o], ['REST', r], ['OData', od], ['GraphQL', g], ['baseline', b]] as const) {
-        if (m?.errors) console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
+      for (const [who, m] of [
+        ['JSON-RPC', o],
+        ['REST', r],
+        ['OData', od],
+        ['GraphQL', g],
+        ['baseline', b],
+      ] as const) {
+        if (m?.errors)
+          console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
       }
       const rps = (m: Measure | undefined) => (m ? m.rps.toFixed(0) : '—');
       const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
       const p99 = [o, r, od, g, b].map((m) => (m ? m.p99 : '—')).join(' / ');
-      console.log(`| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(g)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${ratio(g)} | ${p99} |`);
+      console.log(
+        `| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(g)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${ratio(g)} | ${p99} |`,
+      );
     }
     // Latency without queueing: one client alone, on the list (the page plus its total).
     const list = SCENARIOS[0];
     const alone = async (url: string, request: HttpRequest) => load(url, request, Math.min(SECONDS, 3), 1);
     const o1 = await alone(rpc.base, { method: 'POST', path: rpc.prefix, body: list.rpc(data) });
     const b1 = await alone(baseline.rpc, { method: 'POST', path: `/${list.name}`, body: list.rpc(data) });
-    console.log(`\nOne client alone, ${list.name}: JSON-RPC mean ${o1.mean.toFixed(1)} ms, p99 ${o1.p99} ms; baseline mean ${b1.mean.toFixed(1)} ms, p99 ${b1.p99} ms.`);
+    console.log(
+      `\nOne client alone, ${list.name}: JSON-RPC mean ${o1.mean.toFixed(1)} ms, p99 ${o1.p99} ms; baseline mean ${b1.mean.toFixed(1)} ms, p99 ${b1.p99} ms.`,
+    );
     if (process.platform === 'linux') {
       const p = await pageThroughAll(objectql.rpc, objectql.pid);
       console.log(

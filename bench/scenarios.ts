@@ -52,7 +52,9 @@ export interface GraphQLRequest {
 const ITEM_FIELDS = 'id name status amount category';
 
 const q = (params: Record<string, unknown>) =>
-  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+  new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  ).toString();
 
 /** OData query options, each value percent-encoded (spaces, quotes). */
 const oq = (params: Record<string, string>) =>
@@ -62,10 +64,23 @@ const oq = (params: Record<string, string>) =>
 /** An OData key predicate: ('<id>'), a quote inside doubled. */
 const okey = (id: string) => `('${encodeURIComponent(id.replace(/'/g, "''"))}')`;
 
-const LIST = { filters: [['status', '=', 'open'], ['amount', '>', 500]], sort: [['amount', 'desc']], top: 20 };
+const LIST = {
+  filters: [
+    ['status', '=', 'open'],
+    ['amount', '>', 500],
+  ],
+  sort: [['amount', 'desc']],
+  top: 20,
+};
 const mid = (d: BenchData) => d.items[Math.floor(d.items.length / 2)].id;
 const NEW_ITEM = { name: 'New item', status: 'open', amount: 42, category: 'cat-7' };
-const GROUP = { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'amount', alias: 'total' }] };
+const GROUP = {
+  groupBy: ['status'],
+  aggregate: [
+    { func: 'count', alias: 'n' },
+    { func: 'sum', field: 'amount', alias: 'total' },
+  ],
+};
 
 export const SCENARIOS: Scenario[] = [
   // Filtered on `status`, sorted on `amount`: the (status, amount) index serves both, and the total.
@@ -74,7 +89,10 @@ export const SCENARIOS: Scenario[] = [
     rpc: () => ({ op: 'find', object: 'bench_item', args: LIST }),
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ filter: LIST.filters, sort: 'amount desc', top: 20 })}` }),
     // $count=true: the total comes back as @odata.count, as meta.total does in the other forms.
-    odata: () => ({ method: 'GET', path: `/bench_item?${oq({ $filter: "status eq 'open' and amount gt 500", $orderby: 'amount desc', $top: '20', $count: 'true' })}` }),
+    odata: () => ({
+      method: 'GET',
+      path: `/bench_item?${oq({ $filter: "status eq 'open' and amount gt 500", $orderby: 'amount desc', $top: '20', $count: 'true' })}`,
+    }),
     // filters and sort are JSON-encoded strings in their array forms; the list type carries no total.
     graphql: () => ({
       query: `query List($filters: String, $sort: String, $top: Int) { bench_itemList(filters: $filters, sort: $sort, top: $top) { ${ITEM_FIELDS} } }`,
@@ -95,10 +113,17 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'expand',
-    rpc: () => ({ op: 'find', object: 'bench_item', args: { top: 50, sort: [['name', 'asc']], expand: { category: { fields: ['name'] } } } }),
+    rpc: () => ({
+      op: 'find',
+      object: 'bench_item',
+      args: { top: 50, sort: [['name', 'asc']], expand: { category: { fields: ['name'] } } },
+    }),
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ top: 50, sort: 'name', expand: { category: { fields: ['name'] } } })}` }),
     // The relation `category` is the navigation property `category_nav` (docs/odata.md).
-    odata: () => ({ method: 'GET', path: `/bench_item?${oq({ $top: '50', $orderby: 'name', $expand: 'category_nav($select=name)', $count: 'true' })}` }),
+    odata: () => ({
+      method: 'GET',
+      path: `/bench_item?${oq({ $top: '50', $orderby: 'name', $expand: 'category_nav($select=name)', $count: 'true' })}`,
+    }),
   },
   {
     name: 'group-by',
@@ -110,6 +135,9 @@ export const SCENARIOS: Scenario[] = [
     rpc: () => ({ op: 'create', object: 'bench_item', args: NEW_ITEM }),
     rest: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
     odata: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
-    graphql: () => ({ query: `mutation Create($input: Bench_itemInput!) { createBench_item(input: $input) { ${ITEM_FIELDS} } }`, variables: { input: NEW_ITEM } }),
+    graphql: () => ({
+      query: `mutation Create($input: Bench_itemInput!) { createBench_item(input: $input) { ${ITEM_FIELDS} } }`,
+      variables: { input: NEW_ITEM },
+    }),
   },
 ];

@@ -7,7 +7,13 @@ import { datasource, PG_BENCH_URL, SQLITE_FILE, type Store } from './stores';
 const BATCH = 5000;
 
 export async function seed(store: Store, data: BenchData): Promise<void> {
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) } });
+  const kernel = await createKernel({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    metadata: [resolve(__dirname, 'metadata')],
+    datasources: { default: datasource(store) },
+  });
   await kernel.start();
   try {
     const ds = kernel.resolve('datasources').get('default');

@@ -24,7 +24,14 @@ async function main(mode: string, store: Store, rows: number) {
     process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: baseline.url, rest: baseline.url })}\n`);
     return;
   }
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [resolve(__dirname, 'metadata')], datasources: { default: datasource(store) }, plugins: { rpc: true, rest: true, odata: { basePath: ODATA_BASE }, graphql: { path: GRAPHQL_PATH } } });
+  const kernel = await createKernel({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    metadata: [resolve(__dirname, 'metadata')],
+    datasources: { default: datasource(store) },
+    plugins: { rpc: true, rest: true, odata: { basePath: ODATA_BASE }, graphql: { path: GRAPHQL_PATH } },
+  });
   await kernel.start();
   if (store === 'memory') {
     const data = makeData(rows);
@@ -33,7 +40,9 @@ async function main(mode: string, store: Store, rows: number) {
     for (const item of data.items) await ds.create('bench_item', item);
   }
   const { rpc, data } = kernel.config.routes;
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data, odata: kernel.http.url + ODATA_BASE, graphql: kernel.http.url + GRAPHQL_PATH })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data, odata: kernel.http.url + ODATA_BASE, graphql: kernel.http.url + GRAPHQL_PATH })}\n`,
+  );
 }
 
 main(process.argv[2], process.argv[3] as Store, Number(process.argv[4])).catch((err) => {

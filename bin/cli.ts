@@ -19,7 +19,11 @@ const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.c
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -69,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof MetadataError || err instanceof PluginError;
-    process.stderr.write(`objectql: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
+    process.stderr.write(`objectql: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
     return 1;
   }
 }
@@ -88,7 +92,9 @@ async function hashKey(args: string[]): Promise<number> {
     }
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    key = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    key = Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   }
   if (!key) {
     process.stderr.write('hash-key: the key is empty\n');

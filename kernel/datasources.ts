@@ -7,19 +7,27 @@ import { PluginError } from './plugin-order';
 export class DatasourceManager {
   private readonly open_ = new Map<string, Datasource>();
 
-  constructor(private readonly drivers: ReadonlyMap<string, DriverFactory>, private readonly logger: Logger, private readonly baseDir: string) {}
+  constructor(
+    private readonly drivers: ReadonlyMap<string, DriverFactory>,
+    private readonly logger: Logger,
+    private readonly baseDir: string,
+  ) {}
 
   /** Creates, connects and syncs every configured datasource with the objects stored in it. */
   async open(configs: Record<string, DatasourceConfig>, objects: ObjectDefinition[]): Promise<void> {
     for (const object of objects) {
       if (!configs[object.datasource]) {
-        throw new PluginError(`Object '${object.name}'${object.source ? ` (${object.source})` : ''} uses datasource '${object.datasource}', which is not configured; configured: ${Object.keys(configs).join(', ')}`);
+        throw new PluginError(
+          `Object '${object.name}'${object.source ? ` (${object.source})` : ''} uses datasource '${object.datasource}', which is not configured; configured: ${Object.keys(configs).join(', ')}`,
+        );
       }
     }
     for (const [name, config] of Object.entries(configs)) {
       const factory = this.drivers.get(config.driver);
       if (!factory) {
-        throw new PluginError(`Datasource '${name}' uses driver '${config.driver}', which no plugin provides; known drivers: ${[...this.drivers.keys()].join(', ') || 'none'}`);
+        throw new PluginError(
+          `Datasource '${name}' uses driver '${config.driver}', which no plugin provides; known drivers: ${[...this.drivers.keys()].join(', ') || 'none'}`,
+        );
       }
       const ds = factory(name, config, { logger: this.logger.child({ datasource: name }), baseDir: this.baseDir });
       await ds.connect();

@@ -50,4 +50,8 @@ export interface DatasourceConfig {
 }
 
 /** Makes a datasource; `baseDir` is the config file's folder, for relative paths in the driver's options. */
-export type DriverFactory = (name: string, config: DatasourceConfig, deps: { logger: import('pino').Logger; baseDir: string }) => Datasource;
+export type DriverFactory = (
+  name: string,
+  config: DatasourceConfig,
+  deps: { logger: import('pino').Logger; baseDir: string },
+) => Datasource;

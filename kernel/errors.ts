@@ -68,7 +68,10 @@ export function validationError(fields: Record<string, string>, message?: string
  * (a plain Error with `code` set, as plain JS hook files do) keeps its code and message; anything
  * else becomes the fallback, so no driver text or stack reaches a client.
  */
-export function toObjectQLError(err: unknown, fallback: () => ObjectQLError = () => new ObjectQLError('INTERNAL_ERROR', 'Internal server error')): ObjectQLError {
+export function toObjectQLError(
+  err: unknown,
+  fallback: () => ObjectQLError = () => new ObjectQLError('INTERNAL_ERROR', 'Internal server error'),
+): ObjectQLError {
   if (err instanceof ObjectQLError) return err;
   if (err && typeof err === 'object' && isErrorCode((err as { code?: unknown }).code)) {
     const e = err as { code: ErrorCode; message?: unknown; details?: unknown };

@@ -78,7 +78,12 @@ export function createHooks() {
   };
   for (const [name, hook] of Object.entries(hooks)) {
     if (hook instanceof HookMap) {
-      hook.intercept({ factory: (key, h) => { annotateFailures(h as unknown as InterceptableHook, `${name}[${String(key)}]`); return h; } });
+      hook.intercept({
+        factory: (key, h) => {
+          annotateFailures(h as unknown as InterceptableHook, `${name}[${String(key)}]`);
+          return h;
+        },
+      });
     } else {
       annotateFailures(hook as unknown as InterceptableHook, name);
     }
@@ -87,11 +92,16 @@ export function createHooks() {
 }
 
 export type KernelHooks = ReturnType<typeof createHooks>;
-export type DataHookName = 'beforeFind' | 'afterFind' | 'beforeCreate' | 'afterCreate' | 'beforeUpdate' | 'afterUpdate' | 'beforeDelete' | 'afterDelete';
+export type DataHookName =
+  'beforeFind' | 'afterFind' | 'beforeCreate' | 'afterCreate' | 'beforeUpdate' | 'afterUpdate' | 'beforeDelete' | 'afterDelete';
 
 /** A failure inside a tap, naming the hook and the tap (plugin or metadata file). */
 export class HookError extends Error {
-  constructor(readonly hook: string, readonly tap: string, override readonly cause: unknown) {
+  constructor(
+    readonly hook: string,
+    readonly tap: string,
+    override readonly cause: unknown,
+  ) {
     super(`Hook ${hook} failed in ${tap}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'HookError';
   }
@@ -110,10 +120,23 @@ function annotateFailures(hook: InterceptableHook, hookName: string): void {
     register(tap) {
       if (tap.type !== 'promise' && tap.type !== 'sync') return tap;
       const fn = tap.fn;
-      const wrap = (err: unknown) => (isErrorCode((err as { code?: unknown })?.code) || err instanceof HookError ? err : new HookError(hookName, tap.name, err));
-      tap.fn = tap.type === 'promise'
-        ? (...args: unknown[]) => Promise.resolve().then(() => fn(...args)).catch((err: unknown) => { throw wrap(err); })
-        : (...args: unknown[]) => { try { return fn(...args); } catch (err) { throw wrap(err); } };
+      const wrap = (err: unknown) =>
+        isErrorCode((err as { code?: unknown })?.code) || err instanceof HookError ? err : new HookError(hookName, tap.name, err);
+      tap.fn =
+        tap.type === 'promise'
+          ? (...args: unknown[]) =>
+              Promise.resolve()
+                .then(() => fn(...args))
+                .catch((err: unknown) => {
+                  throw wrap(err);
+                })
+          : (...args: unknown[]) => {
+              try {
+                return fn(...args);
+              } catch (err) {
+                throw wrap(err);
+              }
+            };
       return tap;
     },
   });

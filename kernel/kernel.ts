@@ -86,7 +86,9 @@ export class Kernel {
 
   resolve<K extends keyof KernelServices>(name: K): KernelServices[K] {
     if (!this.container.hasRegistration(name)) {
-      throw new PluginError(`Service '${String(name)}' is not available${this.state === 'created' ? ' before the kernel has started' : ''}`);
+      throw new PluginError(
+        `Service '${String(name)}' is not available${this.state === 'created' ? ' before the kernel has started' : ''}`,
+      );
     }
     return this.container.resolve(name);
   }
@@ -206,7 +208,9 @@ export class Kernel {
       return await importModule<PluginLike<any>>(name, this.config.baseDir);
     } catch (err) {
       if (err instanceof ModuleNotFoundError) {
-        throw new PluginError(`Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`);
+        throw new PluginError(
+          `Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`,
+        );
       }
       throw new PluginError(`Plugin '${name}' could not be loaded: ${(err as Error).message}`);
     }

@@ -6,9 +6,29 @@ import pino, { type DestinationStream, type Logger } from 'pino';
  * in objects a plugin logs. Matching is by exact key.
  */
 export const REDACTED_KEYS: readonly string[] = [
-  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key',
-  'password', 'passwd', 'secret', 'clientSecret', 'client_secret', 'token', 'accessToken', 'access_token',
-  'refreshToken', 'refresh_token', 'idToken', 'id_token', 'apiKey', 'api_key', 'keyHash', 'key_hash', 'sessionId', 'session_id',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'password',
+  'passwd',
+  'secret',
+  'clientSecret',
+  'client_secret',
+  'token',
+  'accessToken',
+  'access_token',
+  'refreshToken',
+  'refresh_token',
+  'idToken',
+  'id_token',
+  'apiKey',
+  'api_key',
+  'keyHash',
+  'key_hash',
+  'sessionId',
+  'session_id',
 ];
 
 export const REDACT_CENSOR = '[redacted]';

@@ -14,7 +14,11 @@ export type ReferenceObject = OpenAPIV3.ReferenceObject;
 
 /** `project` → `Project`, `order_line` → `OrderLine`: the name of an object's schema. */
 export function schemaName(object: string): string {
-  return object.split(/[_\W]+/).filter(Boolean).map((p) => p[0].toUpperCase() + p.slice(1)).join('');
+  return object
+    .split(/[_\W]+/)
+    .filter(Boolean)
+    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .join('');
 }
 
 export function schemaRef(name: string): ReferenceObject {
@@ -25,9 +29,17 @@ const ATTACHMENT: SchemaObject = {
   type: 'object',
   required: ['name', 'url', 'size', 'type'],
   properties: {
-    id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' }, size: { type: 'number' }, type: { type: 'string' },
-    original_name: { type: 'string' }, uploaded_at: { type: 'string', format: 'date-time' }, uploaded_by: { type: 'string' },
-    width: { type: 'number' }, height: { type: 'number' }, thumbnail_url: { type: 'string' },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    url: { type: 'string' },
+    size: { type: 'number' },
+    type: { type: 'string' },
+    original_name: { type: 'string' },
+    uploaded_at: { type: 'string', format: 'date-time' },
+    uploaded_by: { type: 'string' },
+    width: { type: 'number' },
+    height: { type: 'number' },
+    thumbnail_url: { type: 'string' },
     variants: { type: 'object', properties: { small: { type: 'string' }, medium: { type: 'string' }, large: { type: 'string' } } },
   },
 };
@@ -58,7 +70,11 @@ function scalarSchema(field: FieldDefinition): SchemaObject {
     case 'number':
     case 'currency':
     case 'percent':
-      return { type: 'number', ...(field.min !== undefined ? { minimum: field.min } : {}), ...(field.max !== undefined ? { maximum: field.max } : {}) };
+      return {
+        type: 'number',
+        ...(field.min !== undefined ? { minimum: field.min } : {}),
+        ...(field.max !== undefined ? { maximum: field.max } : {}),
+      };
     case 'auto_number':
       return { type: 'integer', format: 'int32', readOnly: true };
     case 'boolean':
@@ -85,7 +101,11 @@ function scalarSchema(field: FieldDefinition): SchemaObject {
     case 'formula':
       return { readOnly: true };
     default:
-      return { type: 'string', ...(field.max_length !== undefined ? { maxLength: field.max_length } : {}), ...(field.min_length !== undefined ? { minLength: field.min_length } : {}) };
+      return {
+        type: 'string',
+        ...(field.max_length !== undefined ? { maxLength: field.max_length } : {}),
+        ...(field.min_length !== undefined ? { minLength: field.min_length } : {}),
+      };
   }
 }
 
@@ -107,7 +127,13 @@ export function objectSchemas(def: ObjectDefinition): Record<string, SchemaObjec
   }
   const name = schemaName(def.name);
   return {
-    [name]: { type: 'object', title: def.label, ...(def.description ? { description: def.description } : {}), required, properties: record },
+    [name]: {
+      type: 'object',
+      title: def.label,
+      ...(def.description ? { description: def.description } : {}),
+      required,
+      properties: record,
+    },
     [`${name}Input`]: { type: 'object', title: `${def.label} (input)`, additionalProperties: false, properties: input },
   };
 }

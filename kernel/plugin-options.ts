@@ -35,10 +35,16 @@ function formatIssue(issue: Issue, parent: Path): string {
   }
   if (issue.code === 'invalid_union') {
     // The branch that got furthest says most (e.g. the url inside {redis: {url}}).
-    const deepest = issue.errors.map((branch) => branch[0]).filter((i): i is Issue => !!i).sort((a, b) => b.path.length - a.path.length)[0];
+    const deepest = issue.errors
+      .map((branch) => branch[0])
+      .filter((i): i is Issue => !!i)
+      .sort((a, b) => b.path.length - a.path.length)[0];
     if (deepest && deepest.path.length > 0) return formatIssue(deepest, path);
   }
-  const message = issue.code === 'invalid_type' && !issue.message.startsWith('must') ? `must be ${EXPECTED[issue.expected] ?? issue.expected}` : issue.message;
+  const message =
+    issue.code === 'invalid_type' && !issue.message.startsWith('must')
+      ? `must be ${EXPECTED[issue.expected] ?? issue.expected}`
+      : issue.message;
   const key = path.length ? keyName(path) : 'options';
   return message.startsWith('must') ? `${key} ${message}` : `${key}: ${message}`;
 }

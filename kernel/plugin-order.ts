@@ -13,7 +13,9 @@ export function orderPlugins<P extends Pick<Plugin, 'name' | 'dependsOn'>>(plugi
   for (const p of plugins) {
     for (const dep of p.dependsOn ?? []) {
       if (!byName.has(dep)) {
-        throw new PluginError(`Plugin '${p.name}' depends on '${dep}', which is not registered; enable '${dep}' in the config's plugins or remove '${p.name}'`);
+        throw new PluginError(
+          `Plugin '${p.name}' depends on '${dep}', which is not registered; enable '${dep}' in the config's plugins or remove '${p.name}'`,
+        );
       }
     }
   }

@@ -18,7 +18,12 @@ function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
   if (v === null || v === undefined) return;
   acc.count += 1;
   if (spec.func === 'sum' || spec.func === 'avg') acc.sum += Number(v);
-  else if (spec.func === 'min' ? acc.count === 1 || compareValues(v, acc.best) < 0 : spec.func === 'max' && (acc.count === 1 || compareValues(v, acc.best) > 0)) acc.best = v;
+  else if (
+    spec.func === 'min'
+      ? acc.count === 1 || compareValues(v, acc.best) < 0
+      : spec.func === 'max' && (acc.count === 1 || compareValues(v, acc.best) > 0)
+  )
+    acc.best = v;
 }
 
 function result(spec: AggregateSpec, acc: Acc): unknown {
@@ -41,7 +46,8 @@ export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): 
   const newGroup = (first: DbRecord | undefined) => ({ first, accs: specs.map(() => ({ count: 0, sum: 0, best: undefined })) });
   if (groupBy.length === 0) groups.set('', newGroup(undefined));
   // One field: its value is the key (null and undefined meet); several: a JSON key.
-  const keyOf = groupBy.length === 1 ? (r: DbRecord) => r[groupBy[0]] ?? null : (r: DbRecord) => JSON.stringify(groupBy.map((f) => r[f] ?? null));
+  const keyOf =
+    groupBy.length === 1 ? (r: DbRecord) => r[groupBy[0]] ?? null : (r: DbRecord) => JSON.stringify(groupBy.map((f) => r[f] ?? null));
   for (const row of rows) {
     if (!matches(row)) continue;
     const key = groupBy.length === 0 ? '' : keyOf(row);
@@ -52,10 +58,9 @@ export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): 
   const out: DbRecord[] = [];
   for (const { first, accs } of groups.values()) {
     // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
-    out.push(Object.fromEntries([
-      ...groupBy.map((f) => [f, first?.[f] ?? null]),
-      ...specs.map((spec, i) => [spec.alias, result(spec, accs[i])]),
-    ]));
+    out.push(
+      Object.fromEntries([...groupBy.map((f) => [f, first?.[f] ?? null]), ...specs.map((spec, i) => [spec.alias, result(spec, accs[i])])]),
+    );
   }
   return pageRows(sortRows(out, query.sort), query.skip, query.top);
 }

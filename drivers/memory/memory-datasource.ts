@@ -92,7 +92,10 @@ export class MemoryDatasource implements Datasource {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     if (this.currentTx.getStore()?.active) {
-      throw new ObjectQLError('DATABASE_ERROR', `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`);
+      throw new ObjectQLError(
+        'DATABASE_ERROR',
+        `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`,
+      );
     }
     const release = await this.mutex.lock();
     const tx = new MemoryTransaction(this.name, this);

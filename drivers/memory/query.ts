@@ -61,9 +61,10 @@ export function applyQuery(rows: Iterable<DbRecord>, query: Query): DbRecord[] {
   const matched: DbRecord[] = [];
   for (const r of rows) if (matches(r)) matched.push(r);
   const wanted = query.top === undefined ? undefined : (query.skip ?? 0) + query.top;
-  const sorted = query.sort?.length && wanted !== undefined && wanted > 0 && wanted * 8 < matched.length
-    ? firstSorted(matched, query.sort, wanted)
-    : sortRows(matched, query.sort);
+  const sorted =
+    query.sort?.length && wanted !== undefined && wanted > 0 && wanted * 8 < matched.length
+      ? firstSorted(matched, query.sort, wanted)
+      : sortRows(matched, query.sort);
   const paged = pageRows(sorted, query.skip, query.top);
   return paged.map((r) => projectRow(r, query.fields));
 }

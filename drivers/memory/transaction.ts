@@ -14,7 +14,10 @@ export class MemoryTransaction implements Transaction {
   active = true;
   readonly staged = new Map<string, Map<string, StagedWrite>>();
 
-  constructor(readonly datasource: string, readonly owner: object) {}
+  constructor(
+    readonly datasource: string,
+    readonly owner: object,
+  ) {}
 
   /** The staged write for a record, if this transaction wrote it. */
   lookup(object: string, id: string): StagedWrite | undefined {

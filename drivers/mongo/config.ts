@@ -33,12 +33,14 @@ export function databaseOfUrl(url: string): string | undefined {
 export function parseMongoConfig(name: string, config: DatasourceConfig): MongoDatasourceConfig {
   const where = `Datasource '${name}' (driver mongo)`;
   const unknown = Object.keys(config).filter((k) => !KEYS.has(k));
-  if (unknown.length > 0) throw new PluginError(`${where}: unknown option ${unknown.map((k) => `'${k}'`).join(', ')}; use url, database, options`);
+  if (unknown.length > 0)
+    throw new PluginError(`${where}: unknown option ${unknown.map((k) => `'${k}'`).join(', ')}; use url, database, options`);
   const { url, database, options } = config;
   if (typeof url !== 'string' || !/^mongodb(\+srv)?:\/\//.test(url)) {
     throw new PluginError(`${where}: 'url' must be a MongoDB connection string (mongodb://host:port/database or mongodb+srv://...)`);
   }
-  if (database !== undefined && (typeof database !== 'string' || database === '')) throw new PluginError(`${where}: 'database' must be a non-empty string`);
+  if (database !== undefined && (typeof database !== 'string' || database === ''))
+    throw new PluginError(`${where}: 'database' must be a non-empty string`);
   const db = (database as string | undefined) ?? databaseOfUrl(url);
   if (!db) throw new PluginError(`${where}: name the database in 'database' or in the url's path (mongodb://host/database)`);
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {

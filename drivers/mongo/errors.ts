@@ -59,7 +59,10 @@ function duplicateError(err: unknown, ctx: ErrorContext): ObjectQLError {
   const id = keyValue && typeof keyValue === 'object' ? (keyValue as Record<string, unknown>)._id : undefined;
   let message: string;
   if (fields.length === 1 && fields[0] === 'id') {
-    message = typeof id === 'string' ? `A record with id '${id}' already exists in object '${object}'` : `A record with this id already exists in object '${object}'`;
+    message =
+      typeof id === 'string'
+        ? `A record with id '${id}' already exists in object '${object}'`
+        : `A record with this id already exists in object '${object}'`;
   } else if (fields.length === 0) {
     message = `Duplicate value for a unique field of object '${object}'`;
   } else {
@@ -74,7 +77,11 @@ export function toStoreError(err: unknown, ctx: ErrorContext): ObjectQLError {
   if (isDuplicateKey(err)) return duplicateError(err, ctx);
   if (shape(err).code === WRITE_CONFLICT) {
     const what = ctx.object ? `A record of object '${ctx.object}'` : 'A record';
-    return new ObjectQLError('CONFLICT', `${what} was changed by another transaction; try again`, ctx.object ? { object: ctx.object } : undefined);
+    return new ObjectQLError(
+      'CONFLICT',
+      `${what} was changed by another transaction; try again`,
+      ctx.object ? { object: ctx.object } : undefined,
+    );
   }
   ctx.logger.error({ err, datasource: ctx.datasource, object: ctx.object, operation: ctx.operation }, `mongo: ${ctx.operation} failed`);
   return new ObjectQLError('DATABASE_ERROR', `Database error during ${ctx.operation}${ctx.object ? ` on object '${ctx.object}'` : ''}`);

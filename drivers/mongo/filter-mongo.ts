@@ -41,7 +41,14 @@ function isAll(q: Document): boolean {
 
 function isNone(q: Document): boolean {
   const id = q[MONGO_ID] as Document | undefined;
-  return Object.keys(q).length === 1 && id !== undefined && typeof id === 'object' && id !== null && Object.keys(id).length === 1 && id.$exists === false;
+  return (
+    Object.keys(q).length === 1 &&
+    id !== undefined &&
+    typeof id === 'object' &&
+    id !== null &&
+    Object.keys(id).length === 1 &&
+    id.$exists === false
+  );
 }
 
 const isNull = (v: unknown): boolean => v === null || v === undefined;
@@ -106,10 +113,15 @@ function valueCondition(c: ValueCondition): Document {
     case 'nin': {
       // `nin` is "differs from each": `$nin` for plain values, `differs` for the others.
       const { scalars, nulls, lists } = splitList(c, v);
-      return and([...(scalars.length ? [on({ $nin: scalars })] : []), ...(nulls ? [differs(path, null)] : []), ...lists.map((l) => differs(path, l))]);
+      return and([
+        ...(scalars.length ? [on({ $nin: scalars })] : []),
+        ...(nulls ? [differs(path, null)] : []),
+        ...lists.map((l) => differs(path, l)),
+      ]);
     }
     case 'between': {
-      if (!Array.isArray(v) || v.length !== 2) throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': 'between' needs [low, high]`);
+      if (!Array.isArray(v) || v.length !== 2)
+        throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': 'between' needs [low, high]`);
       const [low, high] = v as [unknown, unknown];
       // As evaluate.ts: everything is above a null low bound, nothing below a null high bound.
       if (isNull(high)) return matchNone();
@@ -135,7 +147,8 @@ const EXPR_COMPARE: Record<string, string> = { eq: '$eq', ne: '$ne', gt: '$gt', 
 /** fn(field) compared with a number. */
 function functionCondition(c: ValueCondition): Document {
   const compare = EXPR_COMPARE[c.op];
-  if (c.fn !== 'length' || !compare) throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': cannot compare ${String(c.fn)}() with '${c.op}'`);
+  if (c.fn !== 'length' || !compare)
+    throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': cannot compare ${String(c.fn)}() with '${c.op}'`);
   const v = c.value;
   if (typeof v !== 'number' || Number.isNaN(v)) return c.op === 'ne' ? {} : matchNone();
   const value = `$${fieldPath(c.field)}`;

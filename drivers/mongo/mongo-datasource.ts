@@ -51,7 +51,9 @@ export class MongoDatasource implements Datasource {
     } catch (err) {
       await client.close().catch(() => undefined);
       this.deps.logger.error({ err, datasource: this.name }, 'mongo: connect failed');
-      throw new PluginError(`Datasource '${this.name}' could not connect to MongoDB: ${redactUrl(err instanceof Error ? err.message : String(err))}`);
+      throw new PluginError(
+        `Datasource '${this.name}' could not connect to MongoDB: ${redactUrl(err instanceof Error ? err.message : String(err))}`,
+      );
     }
     this.client = client;
     this.db = client.db(this.config.database);
@@ -68,7 +70,10 @@ export class MongoDatasource implements Datasource {
   async syncSchema(objects: ObjectDefinition[]): Promise<void> {
     for (const def of objects) {
       for (const field of Object.keys(def.fields ?? {})) {
-        if (field === MONGO_ID) throw new PluginError(`Object '${def.name}'${def.source ? ` (${def.source})` : ''} has a field named '_id', where the mongo driver keeps the record id; rename the field`);
+        if (field === MONGO_ID)
+          throw new PluginError(
+            `Object '${def.name}'${def.source ? ` (${def.source})` : ''} has a field named '_id', where the mongo driver keeps the record id; rename the field`,
+          );
         fieldPath(field);
       }
     }
@@ -120,9 +125,10 @@ export class MongoDatasource implements Datasource {
       // A pipeline `$set` of `$literal`s stores each value exactly as given, even a json value
       // whose keys start with `$`, which the `$set` update operator would refuse.
       const set = Object.fromEntries(Object.entries(patch).map(([field, value]) => [field, { $literal: value }]));
-      const doc = Object.keys(patch).length === 0
-        ? await coll.findOne(byId, { session })
-        : await coll.findOneAndUpdate(byId, [{ $set: set }], { session, returnDocument: 'after' });
+      const doc =
+        Object.keys(patch).length === 0
+          ? await coll.findOne(byId, { session })
+          : await coll.findOneAndUpdate(byId, [{ $set: set }], { session, returnDocument: 'after' });
       return doc ? fromDocument(doc) : null;
     });
   }
@@ -173,7 +179,9 @@ export class MongoDatasource implements Datasource {
     } catch (err) {
       tx.active = false;
       if (session.inTransaction()) {
-        await session.abortTransaction().catch((abortErr: unknown) => this.deps.logger.error({ err: abortErr, datasource: this.name }, 'mongo: abort failed'));
+        await session
+          .abortTransaction()
+          .catch((abortErr: unknown) => this.deps.logger.error({ err: abortErr, datasource: this.name }, 'mongo: abort failed'));
       }
       throw err;
     } finally {
@@ -206,7 +214,12 @@ export class MongoDatasource implements Datasource {
   }
 
   /** Runs one store call on an object's collection; every failure comes out as an ObjectQLError. */
-  private async call<T>(object: string, operation: string, tx: Transaction | undefined, fn: (coll: Collection<Stored>, session: ClientSession | undefined) => Promise<T>): Promise<T> {
+  private async call<T>(
+    object: string,
+    operation: string,
+    tx: Transaction | undefined,
+    fn: (coll: Collection<Stored>, session: ClientSession | undefined) => Promise<T>,
+  ): Promise<T> {
     const session = this.useTx(tx)?.session;
     const { db } = this.connected();
     try {

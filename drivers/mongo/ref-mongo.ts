@@ -74,7 +74,10 @@ export function refExpression(c: RefCondition): Expr {
     case 'endswith':
       return textMatch(a, b, '', '\\z');
     default:
-      throw new ObjectQLError('INVALID_REQUEST', `Operator '${String((c as { op: unknown }).op)}' cannot compare field '${c.field}' with another field`);
+      throw new ObjectQLError(
+        'INVALID_REQUEST',
+        `Operator '${String((c as { op: unknown }).op)}' cannot compare field '${c.field}' with another field`,
+      );
   }
 }
 

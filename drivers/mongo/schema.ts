@@ -36,6 +36,8 @@ async function createIndex(coll: Collection<Document>, object: string, index: In
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
     const what = index.fields.length === 1 ? `field '${index.fields[0]}'` : `fields (${index.fields.join(', ')})`;
-    throw new PluginError(`Cannot make ${what} of object '${object}' unique (index '${index.name}'): stored records share a value; fix the data or the metadata`);
+    throw new PluginError(
+      `Cannot make ${what} of object '${object}' unique (index '${index.name}'): stored records share a value; fix the data or the metadata`,
+    );
   }
 }

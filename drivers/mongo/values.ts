@@ -16,7 +16,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function fieldPath(field: string): string {
   if (field === 'id') return MONGO_ID;
   if (typeof field !== 'string' || !NAME.test(field) || field === MONGO_ID) {
-    throw new ObjectQLError('INVALID_REQUEST', `Field name ${JSON.stringify(field)} cannot be stored in MongoDB: use letters, digits and _ (and not _id)`);
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `Field name ${JSON.stringify(field)} cannot be stored in MongoDB: use letters, digits and _ (and not _id)`,
+    );
   }
   return field;
 }

@@ -66,7 +66,10 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
   const where = whereSql(query.filter, scope);
   if (where) qb = qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]);
   if (groupBy.length) {
-    const groups = join(groupBy.map((f) => ident(f)), ',');
+    const groups = join(
+      groupBy.map((f) => ident(f)),
+      ',',
+    );
     qb = qb.groupByRaw(groups.sql, groups.bindings as Knex.RawBinding[]);
   }
   const order = orderSql(query.sort, scope, (key) => expressions.get(key));
@@ -76,8 +79,10 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
 
   const rows: DbRecord[] = await qb;
   // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
-  return rows.map((row) => Object.fromEntries([
-    ...groupBy.map((field, i) => [field, decodeValue(info.family(field), row[`g${i}`])]),
-    ...specs.map((spec, i) => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
-  ]));
+  return rows.map((row) =>
+    Object.fromEntries([
+      ...groupBy.map((field, i) => [field, decodeValue(info.family(field), row[`g${i}`])]),
+      ...specs.map((spec, i) => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
+    ]),
+  );
 }

@@ -16,7 +16,15 @@ import type { SqlOptions } from './dialects/base';
 import { CLIENT_ALIASES, SQL_CLIENTS, resolveClient } from './dialects';
 
 const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath']);
-const POOL_KEYS = new Set(['min', 'max', 'idleTimeoutMillis', 'acquireTimeoutMillis', 'createTimeoutMillis', 'reapIntervalMillis', 'createRetryIntervalMillis']);
+const POOL_KEYS = new Set([
+  'min',
+  'max',
+  'idleTimeoutMillis',
+  'acquireTimeoutMillis',
+  'createTimeoutMillis',
+  'reapIntervalMillis',
+  'createRetryIntervalMillis',
+]);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -32,13 +40,17 @@ export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: 
   const client = resolveClient(config.client);
   if (!client) throw fail(`unknown client '${config.client}'; known: ${known}`);
 
-  const options: SqlOptions = { client, connection: client === 'better-sqlite3' ? sqliteFile(config.connection, baseDir, fail) : serverConnection(config.connection, fail) };
+  const options: SqlOptions = {
+    client,
+    connection: client === 'better-sqlite3' ? sqliteFile(config.connection, baseDir, fail) : serverConnection(config.connection, fail),
+  };
 
   if (config.pool !== undefined) {
     if (!isPlainObject(config.pool)) throw fail("'pool' must be an object such as {min: 0, max: 10}");
     for (const [key, value] of Object.entries(config.pool)) {
       if (!POOL_KEYS.has(key)) throw fail(`unknown pool option '${key}'; known: ${[...POOL_KEYS].join(', ')}`);
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw fail(`pool option '${key}' must be a non-negative integer`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        throw fail(`pool option '${key}' must be a non-negative integer`);
     }
     options.pool = { ...config.pool };
   }

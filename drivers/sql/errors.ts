@@ -35,9 +35,16 @@ export function storeError(err: unknown, scope: ErrorScope): ObjectQLError {
     const message = `is too long to store (${scope.dialect.name} column limit)`;
     return tooLong.column
       ? validationError({ [tooLong.column]: message })
-      : new ObjectQLError('VALIDATION_ERROR', `A value of object '${scope.object}' is too long to store (${scope.dialect.name} column limit)`, { object: scope.object });
+      : new ObjectQLError(
+          'VALIDATION_ERROR',
+          `A value of object '${scope.object}' is too long to store (${scope.dialect.name} column limit)`,
+          { object: scope.object },
+        );
   }
-  scope.logger.error({ err, datasource: scope.datasource, object: scope.object, operation: scope.operation }, 'sql: store operation failed');
+  scope.logger.error(
+    { err, datasource: scope.datasource, object: scope.object, operation: scope.operation },
+    'sql: store operation failed',
+  );
   return new ObjectQLError('DATABASE_ERROR', `Database operation failed on ${scope.subject ?? `'${scope.object}'`}`);
 }
 

@@ -32,8 +32,22 @@ export function whereSql(filter: Filter | undefined, scope: ColumnScope): Frag |
 
 /** `strict`: inside a NOT, where the condition must never be NULL. */
 function compile(f: Filter, scope: ColumnScope, strict: boolean): Frag {
-  if ('and' in f) return f.and.length ? join(f.and.map((p) => compile(p, scope, strict)), 'AND', true) : TRUE;
-  if ('or' in f) return f.or.length ? join(f.or.map((p) => compile(p, scope, strict)), 'OR', true) : FALSE;
+  if ('and' in f)
+    return f.and.length
+      ? join(
+          f.and.map((p) => compile(p, scope, strict)),
+          'AND',
+          true,
+        )
+      : TRUE;
+  if ('or' in f)
+    return f.or.length
+      ? join(
+          f.or.map((p) => compile(p, scope, strict)),
+          'OR',
+          true,
+        )
+      : FALSE;
   if ('not' in f) return sql`(NOT ${compile(f.not, scope, true)})`;
   return 'ref' in f ? refCondition(f, scope) : valueCondition(f as ValueCondition, scope, strict);
 }
@@ -96,7 +110,8 @@ function valueCondition(c: ValueCondition, scope: ColumnScope, strict: boolean):
 
 /** fn(column) compared with a number: null when the column is null, so only `ne` matches it. */
 function functionCondition(c: ValueCondition, scope: ColumnScope, strict: boolean): Frag {
-  if (c.fn !== 'length' || isMultiple(scope.field(c.field))) throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': function '${String(c.fn)}' is not supported here`);
+  if (c.fn !== 'length' || isMultiple(scope.field(c.field)))
+    throw new ObjectQLError('INVALID_REQUEST', `Filter on '${c.field}': function '${String(c.fn)}' is not supported here`);
   const col = ident(c.field);
   const bound = integerBound(c.op, c.value);
   if (bound === 'none') return FALSE;
@@ -173,7 +188,12 @@ export function canonicalLike(pattern: string): string {
 const NO_COLUMNS: ReadonlySet<string> = new Set();
 
 /** ORDER BY terms; nulls first ascending, last descending, on every dialect. `notNull`: keys that never hold null. */
-export function orderSql(sort: SortKey[] | undefined, scope: ColumnScope, expressionOf: (field: string) => Frag | undefined = ident, notNull = NO_COLUMNS): Frag | undefined {
+export function orderSql(
+  sort: SortKey[] | undefined,
+  scope: ColumnScope,
+  expressionOf: (field: string) => Frag | undefined = ident,
+  notNull = NO_COLUMNS,
+): Frag | undefined {
   const terms: Frag[] = [];
   for (const key of sort ?? []) {
     const expr = expressionOf(key.field);

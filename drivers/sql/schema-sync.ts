@@ -97,13 +97,18 @@ async function syncIndexes(ctx: SyncContext, info: TableInfo): Promise<void> {
 async function createIndex(ctx: SyncContext, info: TableInfo, plan: IndexPlan): Promise<void> {
   const unknown = plan.fields.filter((f) => !info.field(f));
   if (unknown.length) {
-    throw new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': index '${plan.name}' names unknown field(s) ${unknown.join(', ')}`);
+    throw new PluginError(
+      `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': index '${plan.name}' names unknown field(s) ${unknown.join(', ')}`,
+    );
   }
   const columns = plan.fields.map((name) => ({ name, family: info.family(name), field: info.field(name) }));
   const statement = ctx.dialect.createIndexSql(info.table, plan.name, columns, plan.unique);
   if (!statement) {
     const message = `sql: ${ctx.dialect.name} cannot index JSON columns; index '${plan.name}' on ${info.object} (${plan.fields.join(', ')}) is not created`;
-    if (plan.unique) throw new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${ctx.dialect.name} cannot enforce a unique index over JSON field(s) ${plan.fields.join(', ')}`);
+    if (plan.unique)
+      throw new PluginError(
+        `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${ctx.dialect.name} cannot enforce a unique index over JSON field(s) ${plan.fields.join(', ')}`,
+      );
     ctx.logger.warn({ object: info.object, index: plan.name }, message);
     return;
   }
@@ -124,5 +129,7 @@ async function createIndex(ctx: SyncContext, info: TableInfo, plan: IndexPlan): 
 
 function failed(ctx: SyncContext, info: TableInfo, what: string, err: unknown): PluginError {
   ctx.logger.error({ err, object: info.object }, `sql: schema sync failed: ${what}`);
-  return new PluginError(`Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${what} (${(err as Error)?.message ?? String(err)})`);
+  return new PluginError(
+    `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': ${what} (${(err as Error)?.message ?? String(err)})`,
+  );
 }

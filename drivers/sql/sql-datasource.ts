@@ -45,8 +45,12 @@ export class SqlDatasource implements Datasource {
 
   async connect(): Promise<void> {
     if (this.knex) return;
-    const log = (level: 'warn' | 'error' | 'debug') => (message: unknown) => this.logger[level]({ datasource: this.name, knex: message instanceof Error ? message.message : message }, 'sql: knex');
-    const db = createKnex({ ...this.dialect.knexConfig(this.options, this.native), log: { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') } });
+    const log = (level: 'warn' | 'error' | 'debug') => (message: unknown) =>
+      this.logger[level]({ datasource: this.name, knex: message instanceof Error ? message.message : message }, 'sql: knex');
+    const db = createKnex({
+      ...this.dialect.knexConfig(this.options, this.native),
+      log: { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') },
+    });
     try {
       await db.raw('SELECT 1');
       await this.dialect.init(db);
@@ -55,7 +59,10 @@ export class SqlDatasource implements Datasource {
       await this.dialect.close();
       this.logger.error({ err, datasource: this.name }, 'sql: cannot connect');
       const reason = (err as { code?: unknown; message?: unknown })?.code ?? (err as Error)?.message;
-      throw new ObjectQLError('DATABASE_ERROR', `Cannot connect to datasource '${this.name}' (${this.dialect.name}${reason ? `: ${String(reason)}` : ''})`);
+      throw new ObjectQLError(
+        'DATABASE_ERROR',
+        `Cannot connect to datasource '${this.name}' (${this.dialect.name}${reason ? `: ${String(reason)}` : ''})`,
+      );
     }
     this.knex = db;
   }
@@ -73,7 +80,9 @@ export class SqlDatasource implements Datasource {
 
   async syncSchema(objects: ObjectDefinition[]): Promise<void> {
     const db = this.db();
-    const infos = await this.exclusive(() => syncSchema({ knex: db, dialect: this.dialect, datasource: this.name, logger: this.logger }, objects));
+    const infos = await this.exclusive(() =>
+      syncSchema({ knex: db, dialect: this.dialect, datasource: this.name, logger: this.logger }, objects),
+    );
     for (const info of infos) this.tables.set(info.object, info);
   }
 
@@ -101,14 +110,21 @@ export class SqlDatasource implements Datasource {
     const { id: _ignored, ...patch } = data;
     const row = encodeRow(info, this.dialect, patch);
     const byId: Query = { filter: { field: 'id', op: 'eq', value: id }, top: 1 };
-    return this.run(info, 'update', tx, true, async (db) => {
-      if (Object.keys(row).length > 0) {
-        const changed = await db(info.table).where('id', id).update(row);
-        if (Number(changed) === 0) return null;
-      }
-      const [record] = await selectRows(db, info, this.dialect, byId);
-      return record ?? null;
-    }, id);
+    return this.run(
+      info,
+      'update',
+      tx,
+      true,
+      async (db) => {
+        if (Object.keys(row).length > 0) {
+          const changed = await db(info.table).where('id', id).update(row);
+          if (Number(changed) === 0) return null;
+        }
+        const [record] = await selectRows(db, info, this.dialect, byId);
+        return record ?? null;
+      },
+      id,
+    );
   }
 
   async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
@@ -124,7 +140,10 @@ export class SqlDatasource implements Datasource {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     if (this.current.getStore()?.active) {
-      throw new ObjectQLError('DATABASE_ERROR', `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`);
+      throw new ObjectQLError(
+        'DATABASE_ERROR',
+        `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`,
+      );
     }
     const db = this.db();
     let thrown: { error: unknown } | undefined;
@@ -145,7 +164,14 @@ export class SqlDatasource implements Datasource {
     } catch (err) {
       // The function's own error passes through unchanged; begin / commit failures are the store's.
       if (thrown && err === thrown.error) throw err;
-      throw storeError(err, { datasource: this.name, object: this.name, operation: 'transaction', dialect: this.dialect, logger: this.logger, subject: `datasource '${this.name}'` });
+      throw storeError(err, {
+        datasource: this.name,
+        object: this.name,
+        operation: 'transaction',
+        dialect: this.dialect,
+        logger: this.logger,
+        subject: `datasource '${this.name}'`,
+      });
     }
   }
 
@@ -154,14 +180,24 @@ export class SqlDatasource implements Datasource {
    * outside a transaction whose connection turns out dead (the server restarted, an operator
    * terminated it) is retried on another pooled connection; a write is not, as it may have run.
    */
-  private async run<T>(info: TableInfo, operation: string, tx: Transaction | undefined, write: boolean, fn: (db: Db) => Promise<T>, id?: unknown): Promise<T> {
+  private async run<T>(
+    info: TableInfo,
+    operation: string,
+    tx: Transaction | undefined,
+    write: boolean,
+    fn: (db: Db) => Promise<T>,
+    id?: unknown,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         const db = tx ? this.useTx(tx) : this.db();
         const lock = write && !tx ? this.dialect.writeLock() : undefined;
         if (!lock) return await fn(db);
         if (this.current.getStore()?.active) {
-          throw new ObjectQLError('DATABASE_ERROR', `A write on '${info.object}' outside the open transaction of datasource '${this.name}' would wait for that transaction; pass the transaction`);
+          throw new ObjectQLError(
+            'DATABASE_ERROR',
+            `A write on '${info.object}' outside the open transaction of datasource '${this.name}' would wait for that transaction; pass the transaction`,
+          );
         }
         return await lock.run(() => fn(db));
       } catch (err) {
@@ -169,7 +205,15 @@ export class SqlDatasource implements Datasource {
           this.logger.warn({ err, datasource: this.name, object: info.object, operation }, 'sql: connection lost; retrying the read');
           continue;
         }
-        throw storeError(err, { datasource: this.name, object: info.object, operation, dialect: this.dialect, logger: this.logger, info, id });
+        throw storeError(err, {
+          datasource: this.name,
+          object: info.object,
+          operation,
+          dialect: this.dialect,
+          logger: this.logger,
+          info,
+          id,
+        });
       }
     }
   }
@@ -195,7 +239,11 @@ export class SqlDatasource implements Datasource {
 
   private info(object: string): TableInfo {
     const info = this.tables.get(object);
-    if (!info) throw new ObjectQLError('DATABASE_ERROR', `Object '${object}' is not stored in datasource '${this.name}' (schema sync did not include it)`);
+    if (!info)
+      throw new ObjectQLError(
+        'DATABASE_ERROR',
+        `Object '${object}' is not stored in datasource '${this.name}' (schema sync did not include it)`,
+      );
     return info;
   }
 }

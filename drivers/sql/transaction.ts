@@ -5,5 +5,9 @@ import type { Transaction } from '../../kernel';
 export class SqlTransaction implements Transaction {
   active = true;
 
-  constructor(readonly datasource: string, readonly owner: object, readonly trx: Knex.Transaction) {}
+  constructor(
+    readonly datasource: string,
+    readonly owner: object,
+    readonly trx: Knex.Transaction,
+  ) {}
 }

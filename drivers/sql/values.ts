@@ -11,11 +11,27 @@ import type { SqlDialect } from './dialects/base';
 export type StorageFamily = 'text' | 'number' | 'integer' | 'boolean' | 'date' | 'datetime' | 'time' | 'json';
 
 const FAMILY: Record<FieldDefinition['type'], StorageFamily> = {
-  text: 'text', textarea: 'text', email: 'text', url: 'text', phone: 'text', formula: 'text',
-  select: 'text', lookup: 'text', master_detail: 'text',
-  number: 'number', currency: 'number', percent: 'number', auto_number: 'integer',
-  boolean: 'boolean', date: 'date', datetime: 'datetime', time: 'time',
-  file: 'json', image: 'json', object: 'json', json: 'json',
+  text: 'text',
+  textarea: 'text',
+  email: 'text',
+  url: 'text',
+  phone: 'text',
+  formula: 'text',
+  select: 'text',
+  lookup: 'text',
+  master_detail: 'text',
+  number: 'number',
+  currency: 'number',
+  percent: 'number',
+  auto_number: 'integer',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'datetime',
+  time: 'time',
+  file: 'json',
+  image: 'json',
+  object: 'json',
+  json: 'json',
 };
 
 /** A `multiple` field (any type but json, auto_number and formula) holds a JSON array. */

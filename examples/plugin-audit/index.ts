@@ -97,7 +97,10 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
           // Not paired (a tap before ours replaced the after hook's result): the change itself
           // has all but the request id.
           commit({
-            object: change.object, type: change.type, id: change.id, user: change.user?.id ?? null,
+            object: change.object,
+            type: change.type,
+            id: change.id,
+            user: change.user?.id ?? null,
             changes: change.type === 'deleted' ? [] : changedFields(change.previous, change.record),
           });
         }
@@ -163,7 +166,8 @@ function singleParam(value: unknown, name: string): string | undefined {
 
 function parseLimit(value: string | undefined, settings: Required<Pick<AuditOptions, 'defaultLimit' | 'maxLimit'>>): number {
   if (value === undefined) return settings.defaultLimit;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw codeError('INVALID_REQUEST', `Query parameter 'limit' must be a positive integer, got '${value}'`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw codeError('INVALID_REQUEST', `Query parameter 'limit' must be a positive integer, got '${value}'`);
   return Math.min(Number(value), settings.maxLimit);
 }
 
@@ -177,12 +181,15 @@ function checkOptions(options: AuditOptions) {
   if (!options || typeof options !== 'object') throw new Error('audit plugin: options must be an object');
   const known = ['path', 'defaultLimit', 'maxLimit', 'capacity', 'roles'];
   const unknown = Object.keys(options).filter((k) => !known.includes(k));
-  if (unknown.length) throw new Error(`audit plugin: unknown option(s) ${unknown.map((k) => `'${k}'`).join(', ')}; known: ${known.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`audit plugin: unknown option(s) ${unknown.map((k) => `'${k}'`).join(', ')}; known: ${known.join(', ')}`);
   const path = options.path ?? '/api/audit';
-  if (typeof path !== 'string' || !/^\/[^\s?#:*()]*$/.test(path)) throw new Error(`audit plugin: option 'path' must be a path starting with "/", got ${JSON.stringify(path)}`);
+  if (typeof path !== 'string' || !/^\/[^\s?#:*()]*$/.test(path))
+    throw new Error(`audit plugin: option 'path' must be a path starting with "/", got ${JSON.stringify(path)}`);
   const positive = (name: 'defaultLimit' | 'maxLimit' | 'capacity', fallback: number): number => {
     const value = options[name] ?? fallback;
-    if (!Number.isInteger(value) || value < 1) throw new Error(`audit plugin: option '${name}' must be a positive integer, got ${JSON.stringify(value)}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`audit plugin: option '${name}' must be a positive integer, got ${JSON.stringify(value)}`);
     return value;
   };
   const maxLimit = positive('maxLimit', 1000);
@@ -191,5 +198,11 @@ function checkOptions(options: AuditOptions) {
   if (roles !== undefined && (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string'))) {
     throw new Error(`audit plugin: option 'roles' must be a list of role names, got ${JSON.stringify(roles)}`);
   }
-  return { path: path.length > 1 ? path.replace(/\/+$/, '') || '/' : path, defaultLimit, maxLimit, capacity: positive('capacity', 10_000), roles };
+  return {
+    path: path.length > 1 ? path.replace(/\/+$/, '') || '/' : path,
+    defaultLimit,
+    maxLimit,
+    capacity: positive('capacity', 10_000),
+    roles,
+  };
 }

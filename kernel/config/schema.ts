@@ -16,7 +16,10 @@ export const DEFAULT_ROUTES = {
 // A browser origin: scheme://host[:port], no path; or '*' for any origin.
 const origin = z
   .string()
-  .regex(/^(\*|[a-z][a-z0-9+.-]*:\/\/[^/\s]+)$/i, 'must be an origin such as "https://app.example.com" (scheme, host and port, no path) or "*"');
+  .regex(
+    /^(\*|[a-z][a-z0-9+.-]*:\/\/[^/\s]+)$/i,
+    'must be an origin such as "https://app.example.com" (scheme, host and port, no path) or "*"',
+  );
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a header name');
 
 const corsSchema = z.union([
@@ -67,7 +70,14 @@ export const configSchema = z.strictObject({
       headers: z.boolean().default(true),
       /** Strict-Transport-Security: only behind TLS. `true` = one year, with subdomains. */
       hsts: z
-        .union([z.boolean(), z.strictObject({ maxAge: z.number().int().positive(), includeSubDomains: z.boolean().optional(), preload: z.boolean().optional() })])
+        .union([
+          z.boolean(),
+          z.strictObject({
+            maxAge: z.number().int().positive(),
+            includeSubDomains: z.boolean().optional(),
+            preload: z.boolean().optional(),
+          }),
+        ])
         .default(false),
     })
     .prefault({}),
@@ -81,7 +91,15 @@ export const configSchema = z.strictObject({
       maxBulkItems: z.number().int().positive().default(1000),
       maxBodyBytes: z.number().int().positive().default(1_048_576),
     })
-    .default({ defaultTop: 100, maxTop: 1000, maxExpandDepth: 3, maxFilterDepth: 16, maxFilterConditions: 200, maxBulkItems: 1000, maxBodyBytes: 1_048_576 }),
+    .default({
+      defaultTop: 100,
+      maxTop: 1000,
+      maxExpandDepth: 3,
+      maxFilterDepth: 16,
+      maxFilterConditions: 200,
+      maxBulkItems: 1000,
+      maxBodyBytes: 1_048_576,
+    }),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),
 });

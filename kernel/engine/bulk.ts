@@ -27,7 +27,8 @@ export async function createMany(repo: ObjectRepository, items: DataRecord[]): P
 
 export async function updateMany(repo: ObjectRepository, filters: unknown, data: DataRecord): Promise<BulkCountResult> {
   assertAllowed(repo.access, 'edit', repo.name);
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ObjectQLError('INVALID_REQUEST', `updateMany on '${repo.name}' needs 'data', a map of field values`);
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new ObjectQLError('INVALID_REQUEST', `updateMany on '${repo.name}' needs 'data', a map of field values`);
   // The caller's data must hold on its own, whether or not anything matches; hooks may add to it per record.
   assertWritable(repo, data, repo.access, 'update');
   throwIfInvalid(repo, checkRecordValues(repo.compiled.def, data, 'update').errors);
@@ -62,7 +63,11 @@ async function matchingIds(repo: ObjectRepository, filters: unknown, op: string)
   }
   const max = repo.engine.limits.maxBulkItems;
   const { items, meta } = await repo.findWith({ filters, fields: ['id'], top: max }, 'find', { depth: 0, unlimitedTop: true });
-  if (meta.total > max) throw new ObjectQLError('INVALID_REQUEST', `${op} on '${repo.name}' matches ${meta.total} records; at most ${max} may be changed in one request`);
+  if (meta.total > max)
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `${op} on '${repo.name}' matches ${meta.total} records; at most ${max} may be changed in one request`,
+    );
   return items.map((r) => r.id as string);
 }
 

@@ -52,7 +52,11 @@ export class DataEngine {
         datasource: deps.datasources.get(def.datasource),
         permissions: new ObjectPermissions(def, adminRoles),
         relations: fields.filter((f) => f.type === 'lookup' || f.type === 'master_detail'),
-        details: objects.flatMap((o) => Object.values(o.fields).filter((f) => f.type === 'master_detail' && f.reference_to === def.name).map((f) => ({ object: o.name, field: f.name }))),
+        details: objects.flatMap((o) =>
+          Object.values(o.fields)
+            .filter((f) => f.type === 'master_detail' && f.reference_to === def.name)
+            .map((f) => ({ object: o.name, field: f.name })),
+        ),
         uniqueFields: fields.filter((f) => f.unique),
         autoNumbers: fields.filter((f) => f.type === 'auto_number'),
       });

@@ -38,14 +38,17 @@ export function assertSpecExpand(expand: unknown, where = 'expand'): void {
  */
 export function checkExpand(repo: ObjectRepository, expand: unknown, depth: number): CheckedExpand {
   const max = repo.engine.limits.maxExpandDepth;
-  if (!expand || typeof expand !== 'object' || Array.isArray(expand)) throw new ObjectQLError('INVALID_REQUEST', "'expand' must be a map from relation field to options");
+  if (!expand || typeof expand !== 'object' || Array.isArray(expand))
+    throw new ObjectQLError('INVALID_REQUEST', "'expand' must be a map from relation field to options");
   if (depth > max) throw new ObjectQLError('EXPAND_DEPTH_EXCEEDED', `Expand depth exceeds the maximum of ${max}`, { max_depth: max });
   const out: CheckedExpand = {};
   for (const [name, raw] of Object.entries(expand as Record<string, unknown>)) {
     const field = fieldOf(repo.env(), name, 'expand');
-    if (field.type !== 'lookup' && field.type !== 'master_detail') throw new ObjectQLError('INVALID_REQUEST', `expand: '${name}' of '${repo.name}' is not a relation field`);
+    if (field.type !== 'lookup' && field.type !== 'master_detail')
+      throw new ObjectQLError('INVALID_REQUEST', `expand: '${name}' of '${repo.name}' is not a relation field`);
     const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
-    if (typeof options !== 'object' || Array.isArray(options)) throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
+    if (typeof options !== 'object' || Array.isArray(options))
+      throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
     checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth);
     out[name] = { options, target: field.reference_to!, multiple: Boolean(field.multiple) };
   }
@@ -54,7 +57,8 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
 
 function checkOptions(target: ObjectRepository, name: string, options: ExpandOptions, depth: number): void {
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: unknown option '${key}'; expected ${[...OPTION_KEYS].join(', ')}`);
+    if (!OPTION_KEYS.has(key))
+      throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: unknown option '${key}'; expected ${[...OPTION_KEYS].join(', ')}`);
   }
   const access = target.access;
   assertAllowed(access, 'read', target.name);

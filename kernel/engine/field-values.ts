@@ -6,8 +6,17 @@
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 import { checkAttachment } from './attachment-value';
 import {
-  checkBoolean, checkDate, checkDateTime, checkJson, checkNumber, checkObject, checkReference,
-  checkSelect, checkString, checkTime, type Checked,
+  checkBoolean,
+  checkDate,
+  checkDateTime,
+  checkJson,
+  checkNumber,
+  checkObject,
+  checkReference,
+  checkSelect,
+  checkString,
+  checkTime,
+  type Checked,
 } from './scalar-values';
 
 export type { Checked };
@@ -155,11 +164,7 @@ function resolveSpecial(value: unknown, specials: DefaultSpecials): unknown {
  * '$now', '$today' and '$current_user' (also inside an array default) are resolved; without a
  * user '$current_user' leaves the field absent. Object and array defaults are copied.
  */
-export function applyDefaults(
-  object: ObjectDefinition,
-  data: Record<string, unknown>,
-  specials: DefaultSpecials,
-): Record<string, unknown> {
+export function applyDefaults(object: ObjectDefinition, data: Record<string, unknown>, specials: DefaultSpecials): Record<string, unknown> {
   const out: Record<string, unknown> = { ...data };
   for (const [name, field] of Object.entries(object.fields)) {
     if (field.system || field.defaultValue === undefined || out[name] !== undefined) continue;

@@ -48,15 +48,30 @@ export class ObjectPermissions {
   private readonly writableFields: ReadonlySet<string>;
   private readonly unrestricted: Access;
 
-  constructor(private readonly object: ObjectDefinition, private readonly adminRoles: ReadonlySet<string>) {
+  constructor(
+    private readonly object: ObjectDefinition,
+    private readonly adminRoles: ReadonlySet<string>,
+  ) {
     this.entries = (object.permissions ?? []).map((entry) => ({
       entry,
       scope: entry.record_filters?.length ? parseFilter(entry.record_filters) : undefined,
     }));
     this.allFields = new Set(Object.keys(object.fields));
-    this.writableFields = new Set(Object.values(object.fields).filter((f) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula').map((f) => f.name));
+    this.writableFields = new Set(
+      Object.values(object.fields)
+        .filter((f) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula')
+        .map((f) => f.name),
+    );
     this.relevantRoles = new Set([...this.entries.map(({ entry }) => entry.profile), ...adminRoles]);
-    this.unrestricted = { all: true, allowed: { read: true, create: true, edit: true, delete: true }, readable: this.allFields, editable: this.writableFields, scopes: {}, roles: [], anonymous: false };
+    this.unrestricted = {
+      all: true,
+      allowed: { read: true, create: true, edit: true, delete: true },
+      readable: this.allFields,
+      editable: this.writableFields,
+      scopes: {},
+      roles: [],
+      anonymous: false,
+    };
   }
 
   /** Access of a caller with these roles (record scopes stay unresolved); `roles` is always the caller's own. */
@@ -83,8 +98,16 @@ export class ObjectPermissions {
     // A field is readable (editable) when some matching entry that allows reading (editing) does not deny it.
     const readers = matching.filter(({ entry }) => entry.allow_read);
     const editors = matching.filter(({ entry }) => entry.allow_edit || entry.allow_create);
-    const readable = new Set([...this.allFields].filter((f) => f === 'id' || readers.some(({ entry }) => entry.fields?.[f]?.allow_read !== false)));
-    const editable = new Set([...this.writableFields].filter((f) => readable.has(f) && editors.some(({ entry }) => entry.fields?.[f]?.allow_edit !== false && entry.fields?.[f]?.allow_read !== false)));
+    const readable = new Set(
+      [...this.allFields].filter((f) => f === 'id' || readers.some(({ entry }) => entry.fields?.[f]?.allow_read !== false)),
+    );
+    const editable = new Set(
+      [...this.writableFields].filter(
+        (f) =>
+          readable.has(f) &&
+          editors.some(({ entry }) => entry.fields?.[f]?.allow_edit !== false && entry.fields?.[f]?.allow_read !== false),
+      ),
+    );
 
     // Per operation: any matching entry allowing it without record_filters reaches every record;
     // otherwise the union of the filters of the entries allowing it.
@@ -108,7 +131,11 @@ export function assertAllowed(access: Access, op: Operation, object: string): vo
  * A permission denial: FORBIDDEN naming what was refused, or UNAUTHORIZED for an anonymous caller.
  * `what` completes "Not allowed to ..."; details carry required_permission, and user_roles is added.
  */
-export function denied(access: Pick<Access, 'roles' | 'anonymous'>, what: string, details: { required_permission: string } & Record<string, unknown>): ObjectQLError {
+export function denied(
+  access: Pick<Access, 'roles' | 'anonymous'>,
+  what: string,
+  details: { required_permission: string } & Record<string, unknown>,
+): ObjectQLError {
   const withRoles = { ...details, user_roles: access.roles };
   if (access.anonymous) return new ObjectQLError('UNAUTHORIZED', `Authentication required: anonymous callers may not ${what}`, withRoles);
   return new ObjectQLError('FORBIDDEN', `Not allowed to ${what}`, withRoles);

@@ -6,7 +6,15 @@
  */
 import { ObjectQLError } from '../errors';
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
-import { FILTER_FUNCTIONS, FUNCTION_OPERATORS, type Condition, type Filter, type Operator, type SortKey, type ValueCondition } from '../query/ast';
+import {
+  FILTER_FUNCTIONS,
+  FUNCTION_OPERATORS,
+  type Condition,
+  type Filter,
+  type Operator,
+  type SortKey,
+  type ValueCondition,
+} from '../query/ast';
 import { isSpecial, resolveSpecial, type Specials } from './special-values';
 import type { SortInput } from './types';
 
@@ -26,10 +34,14 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?$/;
 
 export function fieldOf(env: CheckEnv, name: unknown, purpose: string): FieldDefinition {
-  if (typeof name !== 'string') throw new ObjectQLError('INVALID_REQUEST', `${purpose}: field names must be strings, got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string')
+    throw new ObjectQLError('INVALID_REQUEST', `${purpose}: field names must be strings, got ${JSON.stringify(name)}`);
   const field = env.object.fields[name];
   if (!field || !env.readable.has(name)) {
-    throw new ObjectQLError('INVALID_REQUEST', `${purpose}: unknown field '${name}' on object '${env.object.name}'`, { field: name, object: env.object.name });
+    throw new ObjectQLError('INVALID_REQUEST', `${purpose}: unknown field '${name}' on object '${env.object.name}'`, {
+      field: name,
+      object: env.object.name,
+    });
   }
   return field;
 }
@@ -60,7 +72,14 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
 
   // A bare string naming another readable field compares with that field when a literal string
   // could not fit; a hidden field's name stays a literal, so its existence is not revealed.
-  if (typeof value === 'string' && !TEXTUAL.has(field.type) && field.name !== 'id' && env.readable.has(value) && env.object.fields[value] && !['in', 'nin', 'between', 'like'].includes(op)) {
+  if (
+    typeof value === 'string' &&
+    !TEXTUAL.has(field.type) &&
+    field.name !== 'id' &&
+    env.readable.has(value) &&
+    env.object.fields[value] &&
+    !['in', 'nin', 'between', 'like'].includes(op)
+  ) {
     return { field: field.name, op, ref: checkRef(field, value, env, where) } as Condition;
   }
   if (op === 'in' || op === 'nin' || op === 'between') {
@@ -79,14 +98,22 @@ function checkFunction(field: FieldDefinition, c: ValueCondition, where: string)
   const fn = c.fn!;
   if (!FILTER_FUNCTIONS.includes(fn)) throw new ObjectQLError('INVALID_REQUEST', `${where}: unknown function ${JSON.stringify(fn)}`);
   if (!TEXTUAL.has(field.type) || field.multiple) {
-    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() applies to single-valued text fields, not ${field.type}${field.multiple ? ' (multiple)' : ''}`);
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `${where}: ${fn}() applies to single-valued text fields, not ${field.type}${field.multiple ? ' (multiple)' : ''}`,
+    );
   }
   if (!FUNCTION_OPERATORS.includes(c.op)) {
-    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() can be compared with ${FUNCTION_OPERATORS.join(', ')} only, not '${c.op}'`);
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `${where}: ${fn}() can be compared with ${FUNCTION_OPERATORS.join(', ')} only, not '${c.op}'`,
+    );
   }
   const value = typeof c.value === 'string' && c.value.trim() !== '' ? Number(c.value) : c.value;
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() must be compared with a number, got ${JSON.stringify(c.value)}`, { field: field.name });
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: ${fn}() must be compared with a number, got ${JSON.stringify(c.value)}`, {
+      field: field.name,
+    });
   }
   return { field: field.name, op: c.op, value, fn };
 }
@@ -98,14 +125,21 @@ function checkOperator(field: FieldDefinition, op: Operator, where: string): voi
   if (field.multiple && !MEMBERSHIP_OPS.has(op)) {
     throw new ObjectQLError('INVALID_REQUEST', `${where}: a multiple-value field supports =, !=, in, not in and null tests only`);
   }
-  if (SUBSTRING_OPS.has(op) && !TEXTUAL.has(field.type) && field.name !== 'id' && field.name !== 'created_by' && field.name !== 'updated_by') {
+  if (
+    SUBSTRING_OPS.has(op) &&
+    !TEXTUAL.has(field.type) &&
+    field.name !== 'id' &&
+    field.name !== 'created_by' &&
+    field.name !== 'updated_by'
+  ) {
     throw new ObjectQLError('INVALID_REQUEST', `${where}: operator '${op}' applies to text fields, not ${field.type}`);
   }
 }
 
 function checkRef(field: FieldDefinition, ref: string, env: CheckEnv, where: string): string {
   const other = fieldOf(env, ref, where);
-  const family = (f: FieldDefinition) => (NUMERIC.has(f.type) ? 'number' : f.type === 'date' || f.type === 'datetime' ? 'date' : TEXTUAL.has(f.type) ? 'text' : f.type);
+  const family = (f: FieldDefinition) =>
+    NUMERIC.has(f.type) ? 'number' : f.type === 'date' || f.type === 'datetime' ? 'date' : TEXTUAL.has(f.type) ? 'text' : f.type;
   if (family(other) !== family(field) || other.multiple || field.multiple || OPAQUE.has(other.type)) {
     throw new ObjectQLError('INVALID_REQUEST', `${where}: cannot compare a ${field.type} field with '${ref}' (${other.type})`);
   }
@@ -120,7 +154,8 @@ function resolveSpecials(value: unknown, specials: Specials): unknown {
 
 /** Coerces one filter value to the field's storage form; a value that cannot fit is an error naming the field. */
 function coerce(field: FieldDefinition, value: unknown, op: Operator, where: string): unknown {
-  const bad = (expected: string) => new ObjectQLError('INVALID_REQUEST', `${where}: ${JSON.stringify(value)} is not ${expected}`, { field: field.name });
+  const bad = (expected: string) =>
+    new ObjectQLError('INVALID_REQUEST', `${where}: ${JSON.stringify(value)} is not ${expected}`, { field: field.name });
   if (value === null || value === undefined) throw bad('a value (use = null or != null to test for null)');
   if (NUMERIC.has(field.type)) {
     const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -173,19 +208,32 @@ export function parseSort(input: SortInput | undefined): SortKey[] {
       const [token, word, ...rest] = item.split(/\s+/);
       const sign = token[0] === '-' || token[0] === '+' ? token[0] : '';
       const field = token.slice(sign.length);
-      if (rest.length || !field) throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid entry '${item}': use 'field', '-field' or 'field desc'`);
-      if (word !== undefined && sign) throw new ObjectQLError('INVALID_REQUEST', `'sort' entry '${item}' gives the direction twice: use '${sign}${field}' or '${field} ${word}'`);
+      if (rest.length || !field)
+        throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid entry '${item}': use 'field', '-field' or 'field desc'`);
+      if (word !== undefined && sign)
+        throw new ObjectQLError(
+          'INVALID_REQUEST',
+          `'sort' entry '${item}' gives the direction twice: use '${sign}${field}' or '${field} ${word}'`,
+        );
       keys.push({ field, dir: word !== undefined ? direction(word, item) : sign === '-' ? 'desc' : 'asc' });
     }
   };
   if (typeof input === 'string') fromString(input);
   else if (Array.isArray(input)) {
     // A single pair ['name', 'desc'] as well as a list of pairs.
-    const list = input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string' && /^(asc|desc)$/i.test(input[1]) ? [input as [string, string]] : input;
+    const list =
+      input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string' && /^(asc|desc)$/i.test(input[1])
+        ? [input as [string, string]]
+        : input;
     for (const item of list) {
       if (typeof item === 'string') fromString(item);
-      else if (Array.isArray(item) && typeof item[0] === 'string') keys.push({ field: item[0], dir: item[1] === undefined ? 'asc' : direction(item[1], JSON.stringify(item)) });
-      else if (item && typeof item === 'object' && typeof (item as SortKey).field === 'string') keys.push({ field: (item as SortKey).field, dir: (item as SortKey).dir === undefined ? 'asc' : direction((item as SortKey).dir, JSON.stringify(item)) });
+      else if (Array.isArray(item) && typeof item[0] === 'string')
+        keys.push({ field: item[0], dir: item[1] === undefined ? 'asc' : direction(item[1], JSON.stringify(item)) });
+      else if (item && typeof item === 'object' && typeof (item as SortKey).field === 'string')
+        keys.push({
+          field: (item as SortKey).field,
+          dir: (item as SortKey).dir === undefined ? 'asc' : direction((item as SortKey).dir, JSON.stringify(item)),
+        });
       else throw new ObjectQLError('INVALID_REQUEST', `Invalid sort entry ${JSON.stringify(item)}: use [field, 'asc' | 'desc']`);
     }
   } else throw new ObjectQLError('INVALID_REQUEST', "'sort' must be a field name or a list of [field, 'asc' | 'desc']");
@@ -194,7 +242,8 @@ export function parseSort(input: SortInput | undefined): SortKey[] {
 
 function direction(dir: unknown, where: string): 'asc' | 'desc' {
   const d = typeof dir === 'string' ? dir.toLowerCase() : '';
-  if (d !== 'asc' && d !== 'desc') throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid direction ${JSON.stringify(dir)} in ${where}: use asc or desc`);
+  if (d !== 'asc' && d !== 'desc')
+    throw new ObjectQLError('INVALID_REQUEST', `'sort' has an invalid direction ${JSON.stringify(dir)} in ${where}: use asc or desc`);
   return d;
 }
 
@@ -204,7 +253,11 @@ export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: 
   return parseSort(input).filter((k) => {
     if (!aliases.has(k.field)) {
       const field = fieldOf(env, k.field, 'sort');
-      if (OPAQUE.has(field.type) || field.multiple) throw new ObjectQLError('INVALID_REQUEST', `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
+      if (OPAQUE.has(field.type) || field.multiple)
+        throw new ObjectQLError(
+          'INVALID_REQUEST',
+          `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`,
+        );
     }
     if (seen.has(k.field)) return false;
     seen.add(k.field);

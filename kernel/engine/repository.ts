@@ -19,7 +19,16 @@ import { assertAllowed, type Access, type Operation as PermissionOperation } fro
 import { checkFields, checkFilter, checkSort, type CheckEnv } from './query-check';
 import type { Specials } from './special-values';
 import type {
-  ActionRequest, BulkCountResult, CountOptions, CreateManyResult, DataRecord, FindOptions, FindResult, HookContext, Operation, Repository,
+  ActionRequest,
+  BulkCountResult,
+  CountOptions,
+  CreateManyResult,
+  DataRecord,
+  FindOptions,
+  FindResult,
+  HookContext,
+  Operation,
+  Repository,
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
 import { createRecord, deleteRecord, updateRecord } from './write-path';
@@ -81,7 +90,15 @@ export class ObjectRepository implements Repository {
   }
 
   hookContext(event: HookContext['event'], operation: Operation, extra: Partial<HookContext> = {}): HookContext {
-    return { object: this.name, event, operation, user: this.request.user, api: this.engine.api(this.request, this.unit), request: this.request, ...extra };
+    return {
+      object: this.name,
+      event,
+      operation,
+      user: this.request.user,
+      api: this.engine.api(this.request, this.unit),
+      request: this.request,
+      ...extra,
+    };
   }
 
   runHooks(ctx: HookContext): Promise<void> {
@@ -180,10 +197,13 @@ export class ObjectRepository implements Repository {
     const env = this.env(access);
     const { defaultTop, maxTop } = this.engine.limits;
     const top = options.top === undefined || options.top === null ? (internal.unlimitedTop ? undefined : defaultTop) : options.top;
-    if (top !== undefined && (!Number.isInteger(top) || top < 0)) throw new ObjectQLError('INVALID_REQUEST', `'top' must be a non-negative integer, got ${JSON.stringify(top)}`);
-    if (top !== undefined && top > maxTop && !internal.unlimitedTop) throw new ObjectQLError('INVALID_REQUEST', `'top' may be at most ${maxTop}, got ${top}`);
+    if (top !== undefined && (!Number.isInteger(top) || top < 0))
+      throw new ObjectQLError('INVALID_REQUEST', `'top' must be a non-negative integer, got ${JSON.stringify(top)}`);
+    if (top !== undefined && top > maxTop && !internal.unlimitedTop)
+      throw new ObjectQLError('INVALID_REQUEST', `'top' may be at most ${maxTop}, got ${top}`);
     const skip = options.skip ?? 0;
-    if (!Number.isInteger(skip) || skip < 0) throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`);
+    if (!Number.isInteger(skip) || skip < 0)
+      throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`);
 
     const userFilter = andFilters(this.parseFilters(options.filters), options.filter);
     const agg = options.aggregate || options.groupBy ? checkAggregate(options, env) : undefined;
@@ -201,9 +221,18 @@ export class ObjectRepository implements Repository {
 
   private async runAggregate(query: CheckedQuery, access: Access): Promise<DataRecord[]> {
     const filter = andFilters(query.filter, this.scopeFilter(access));
-    const rows = await this.compiled.datasource.aggregate(this.name, {
-      filter, groupBy: query.groupBy, aggregate: query.aggregate ?? [], sort: query.sort, top: query.top, skip: query.skip,
-    }, this.tx);
+    const rows = await this.compiled.datasource.aggregate(
+      this.name,
+      {
+        filter,
+        groupBy: query.groupBy,
+        aggregate: query.aggregate ?? [],
+        sort: query.sort,
+        top: query.top,
+        skip: query.skip,
+      },
+      this.tx,
+    );
     return rows;
   }
 

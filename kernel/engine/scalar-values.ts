@@ -15,8 +15,7 @@ const EMAIL_RE =
 const PHONE_RE = /^\+?[0-9\s().-]+$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
-const DATETIME_RE =
-  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** text, textarea, email, url, phone: a string within min_length / max_length, in the type's format. */
 export function checkString(field: FieldDefinition, value: unknown): Checked {

@@ -18,7 +18,9 @@ export async function seedInitialData(engine: DataEngine, registry: MetadataRegi
       try {
         await repo.create(record);
       } catch (err) {
-        throw new Error(`Initial data for '${name}' (record ${i + 1}${record.id ? `, id ${String(record.id)}` : ''}) was rejected: ${(err as Error).message}`);
+        throw new Error(
+          `Initial data for '${name}' (record ${i + 1}${record.id ? `, id ${String(record.id)}` : ''}) was rejected: ${(err as Error).message}`,
+        );
       }
     }
     logger.info({ object: name, records: records.length }, 'initial data loaded');

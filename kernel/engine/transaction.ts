@@ -99,7 +99,12 @@ export class TransactionScope {
     let tx: Transaction;
     try {
       // Either the driver opened it, or it failed to begin (settled rejects first).
-      tx = await Promise.race([began, settled.then(() => Promise.reject(new ObjectQLError('DATABASE_ERROR', `Datasource '${ds.name}' ended a transaction before it began`)))]);
+      tx = await Promise.race([
+        began,
+        settled.then(() =>
+          Promise.reject(new ObjectQLError('DATABASE_ERROR', `Datasource '${ds.name}' ended a transaction before it began`)),
+        ),
+      ]);
     } catch (err) {
       this.opening.delete(ds.name);
       decide(false);
@@ -137,7 +142,11 @@ export class TransactionScope {
       }
     }
     const changes = this.end();
-    await announceChanges(this.engine.deps.hooks, this.logger, error ? changes.filter((c) => committed.has(this.engine.object(c.object).def.datasource)) : changes);
+    await announceChanges(
+      this.engine.deps.hooks,
+      this.logger,
+      error ? changes.filter((c) => committed.has(this.engine.object(c.object).def.datasource)) : changes,
+    );
     if (error) throw error.error;
   }
 

@@ -80,13 +80,20 @@ function patternFails(rule: RuleOf<'pattern'>, record: Rec): boolean {
 
 function compare(op: string, left: unknown, right: unknown): boolean | undefined {
   switch (OPERATOR_ALIASES[op.trim().toLowerCase()]) {
-    case 'eq': return valuesEqual(left, right);
-    case 'ne': return !valuesEqual(left, right);
-    case 'gt': return compareValues(left, right) > 0;
-    case 'ge': return compareValues(left, right) >= 0;
-    case 'lt': return compareValues(left, right) < 0;
-    case 'le': return compareValues(left, right) <= 0;
-    default: return undefined;
+    case 'eq':
+      return valuesEqual(left, right);
+    case 'ne':
+      return !valuesEqual(left, right);
+    case 'gt':
+      return compareValues(left, right) > 0;
+    case 'ge':
+      return compareValues(left, right) >= 0;
+    case 'lt':
+      return compareValues(left, right) < 0;
+    case 'le':
+      return compareValues(left, right) <= 0;
+    default:
+      return undefined;
   }
 }
 

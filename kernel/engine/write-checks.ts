@@ -20,7 +20,9 @@ export async function checkReferences(r: ObjectRepository, record: DataRecord, c
     const filter = andFilters({ field: 'id', op: 'in', value: ids }, target.scopeFilter(access));
     const found = access.allowed.read ? await target.compiled.datasource.find(target.name, { fields: ['id'], filter }, target.tx) : [];
     const missing = ids.filter((id) => !found.some((f) => f.id === id));
-    if (missing.length) errors[field.name] = `refers to ${field.reference_to} record${missing.length > 1 ? 's' : ''} that do${missing.length > 1 ? '' : 'es'} not exist: ${missing.join(', ')}`;
+    if (missing.length)
+      errors[field.name] =
+        `refers to ${field.reference_to} record${missing.length > 1 ? 's' : ''} that do${missing.length > 1 ? '' : 'es'} not exist: ${missing.join(', ')}`;
   }
   return errors;
 }
@@ -30,9 +32,17 @@ export async function checkUniqueFields(r: ObjectRepository, record: DataRecord,
   for (const field of r.compiled.uniqueFields) {
     const value = record[field.name];
     if (!changed.includes(field.name) || value === null || value === undefined) continue;
-    const filter: Filter = { and: [{ field: field.name, op: 'eq', value }, { field: 'id', op: 'ne', value: record.id }] };
+    const filter: Filter = {
+      and: [
+        { field: field.name, op: 'eq', value },
+        { field: 'id', op: 'ne', value: record.id },
+      ],
+    };
     if ((await r.compiled.datasource.count(r.name, filter, r.tx)) > 0) {
-      throw new ObjectQLError('CONFLICT', `A ${r.name} record with ${field.name} ${JSON.stringify(value)} already exists`, { object: r.name, field: field.name });
+      throw new ObjectQLError('CONFLICT', `A ${r.name} record with ${field.name} ${JSON.stringify(value)} already exists`, {
+        object: r.name,
+        field: field.name,
+      });
     }
   }
 }

@@ -23,22 +23,41 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
     const ctx = r.hookContext('beforeCreate', 'create', { data: { ...input } });
     await r.runHooks(ctx);
     const specials = r.specials();
-    const data = applyDefaults(r.compiled.def, ctx.data ?? {}, { now: specials.now.toISOString(), today: specials.now.toISOString().slice(0, 10), userId: specials.user?.id });
+    const data = applyDefaults(r.compiled.def, ctx.data ?? {}, {
+      now: specials.now.toISOString(),
+      today: specials.now.toISOString().slice(0, 10),
+      userId: specials.user?.id,
+    });
     const { id, ...fields } = data;
     const { data: clean, errors } = checkValues(r, input, fields, 'create');
-    if (id !== undefined && (typeof id !== 'string' || !id.trim() || id.length > 255)) errors.id = 'must be a non-empty string of at most 255 characters';
+    if (id !== undefined && (typeof id !== 'string' || !id.trim() || id.length > 255))
+      errors.id = 'must be a non-empty string of at most 255 characters';
     throwIfInvalid(r, errors);
 
     const now = specials.now.toISOString();
     const user = specials.user?.id ?? null;
-    const record: DataRecord = { id: (id as string | undefined) ?? randomUUID(), ...clean, created_at: now, created_by: user, updated_at: now, updated_by: user };
+    const record: DataRecord = {
+      id: (id as string | undefined) ?? randomUUID(),
+      ...clean,
+      created_at: now,
+      created_by: user,
+      updated_at: now,
+      updated_by: user,
+    };
     Object.assign(record, await nextAutoNumbers(r));
     await checkFinalRecord(r, record, Object.keys(clean), 'create');
 
     const stored = await r.compiled.datasource.create(r.name, record, r.tx);
     const after = r.hookContext('afterCreate', 'create', { data: ctx.data, id: stored.id as string, result: stored });
     await r.runHooks(after);
-    r.unit.changes.push({ object: r.name, type: 'created', id: stored.id as string, record: stored, user: r.request.user, requestId: r.request.requestId });
+    r.unit.changes.push({
+      object: r.name,
+      type: 'created',
+      id: stored.id as string,
+      record: stored,
+      user: r.request.user,
+      requestId: r.request.requestId,
+    });
     return (after.result ?? stored) as DataRecord;
   });
   return repo.mask(created, repo.access);
@@ -68,7 +87,15 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     result.updated_at = stored.updated_at;
     const after = r.hookContext('afterUpdate', 'update', { data: ctx.data, id, previous, result });
     await r.runHooks(after);
-    r.unit.changes.push({ object: r.name, type: 'updated', id, record: stored, previous, user: r.request.user, requestId: r.request.requestId });
+    r.unit.changes.push({
+      object: r.name,
+      type: 'updated',
+      id,
+      record: stored,
+      previous,
+      user: r.request.user,
+      requestId: r.request.requestId,
+    });
     return (after.result ?? result) as DataRecord;
   });
   return repo.mask(response, repo.access, Object.keys(response));
@@ -84,7 +111,13 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
     await r.runHooks(ctx);
     // A master takes its details with it, whatever the caller may see of them.
     for (const detail of r.compiled.details) {
-      const children = await r.engine.object(detail.object).datasource.find(detail.object, { fields: ['id'], filter: { field: detail.field, op: 'eq', value: id } }, r.unit.transactions.get(r.engine.object(detail.object).def.datasource));
+      const children = await r.engine
+        .object(detail.object)
+        .datasource.find(
+          detail.object,
+          { fields: ['id'], filter: { field: detail.field, op: 'eq', value: id } },
+          r.unit.transactions.get(r.engine.object(detail.object).def.datasource),
+        );
       for (const child of children) {
         await r.engine.scopedRepo(detail.object, { ...r.request, system: true }, r.unit).delete(child.id as string);
       }
@@ -93,7 +126,15 @@ export async function deleteRecord(repo: ObjectRepository, id: string): Promise<
     const result = { id, deleted: true as const };
     const after = r.hookContext('afterDelete', 'delete', { id, previous, result });
     await r.runHooks(after);
-    r.unit.changes.push({ object: r.name, type: 'deleted', id, record: previous, previous, user: r.request.user, requestId: r.request.requestId });
+    r.unit.changes.push({
+      object: r.name,
+      type: 'deleted',
+      id,
+      record: previous,
+      previous,
+      user: r.request.user,
+      requestId: r.request.requestId,
+    });
     return (after.result ?? result) as { id: string; deleted: true };
   });
 }
@@ -143,15 +184,30 @@ async function loadForWrite(r: ObjectRepository, id: string, op: 'edit' | 'delet
   return previous;
 }
 
-async function checkFinalRecord(r: ObjectRepository, record: DataRecord, changed: string[], mode: 'create' | 'update', previous?: DataRecord): Promise<void> {
+async function checkFinalRecord(
+  r: ObjectRepository,
+  record: DataRecord,
+  changed: string[],
+  mode: 'create' | 'update',
+  previous?: DataRecord,
+): Promise<void> {
   const ds = r.compiled.datasource;
-  const errors = await checkRules(r.compiled.def, record, { mode, previous, changed, specials: r.specials(), countMatching: (filter) => ds.count(r.name, filter, r.tx) });
+  const errors = await checkRules(r.compiled.def, record, {
+    mode,
+    previous,
+    changed,
+    specials: r.specials(),
+    countMatching: (filter) => ds.count(r.name, filter, r.tx),
+  });
   Object.assign(errors, await checkReferences(r, record, changed));
   throwIfInvalid(r, errors);
   await checkUniqueFields(r, record, changed);
   const scope = r.scopeFilter(undefined, mode === 'create' ? 'create' : 'edit');
   if (scope && !evaluateFilter(scope, record)) {
-    throw denied(r.access, `${mode === 'create' ? 'create' : 'change'} a record of '${r.name}' outside the caller's record scope`, { required_permission: 'record_filters', object: r.name });
+    throw denied(r.access, `${mode === 'create' ? 'create' : 'change'} a record of '${r.name}' outside the caller's record scope`, {
+      required_permission: 'record_filters',
+      object: r.name,
+    });
   }
 }
 
@@ -189,11 +245,16 @@ export function assertWritable(repo: ObjectRepository, data: DataRecord, access:
   for (const key of Object.keys(data)) {
     const field = Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined;
     // defineProperty: an own '__proto__' key of parsed JSON is reported like any other name.
-    if (!field || !access.readable.has(key)) Object.defineProperty(unknown, key, { value: 'unknown field', enumerable: true, writable: true, configurable: true });
+    if (!field || !access.readable.has(key))
+      Object.defineProperty(unknown, key, { value: 'unknown field', enumerable: true, writable: true, configurable: true });
     // Fields nobody may write (system, readonly, generated) are reported by value validation.
     else if (field.system || field.readonly || field.type === 'auto_number' || field.type === 'formula') continue;
     else if (!access.editable.has(key)) {
-      throw denied(access, `${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, { required_permission: 'allow_edit', object: repo.name, field: key });
+      throw denied(access, `${mode === 'create' ? 'set' : 'edit'} field '${key}' of '${repo.name}'`, {
+        required_permission: 'allow_edit',
+        object: repo.name,
+        field: key,
+      });
     }
   }
   throwIfInvalid(repo, unknown);

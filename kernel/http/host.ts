@@ -57,7 +57,12 @@ export class HttpHost {
   get url(): string {
     const address = this.server?.address() as AddressInfo | null | undefined;
     if (!address) throw new Error('HTTP server is not listening');
-    const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    const host =
+      address.family === 'IPv6'
+        ? `[${address.address === '::' ? '::1' : address.address}]`
+        : address.address === '0.0.0.0'
+          ? '127.0.0.1'
+          : address.address;
     return `http://${host}:${address.port}`;
   }
 
@@ -118,7 +123,9 @@ export class HttpHost {
     const router = express.Router();
     await hooks.routes.promise(router);
     app.use(router);
-    app.use((req: Request, _res: Response, next: NextFunction) => next(new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${req.path}`)));
+    app.use((req: Request, _res: Response, next: NextFunction) =>
+      next(new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${req.path}`)),
+    );
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
 
     this.server = createServer(app);
@@ -137,7 +144,9 @@ export class HttpHost {
         socket.once('close', () => this.upgradedSockets.delete(socket));
         return handler(req, socket, head);
       }
-      socket.end(`HTTP/1.1 ${this.draining ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${this.draining ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -183,7 +192,14 @@ function requestLogging(logger: Logger) {
       res.once('finish', () => {
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
         const level = res.statusCode >= 500 ? 'error' : 'info';
-        req.log[level]({ req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms * 10) / 10 }, 'request completed');
+        req.log[level](
+          {
+            req: { method: req.method, url: req.originalUrl },
+            res: { statusCode: res.statusCode },
+            responseTime: Math.round(ms * 10) / 10,
+          },
+          'request completed',
+        );
       });
     }
     next();
@@ -207,9 +223,15 @@ export function sendError(req: Request, res: Response, err: unknown): void {
 export function toHttpError(err: unknown, req?: Request): ObjectQLError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new ObjectQLError('INVALID_REQUEST', `Malformed JSON in request body: ${e.message}`);
-  if (e?.type === 'entity.too.large') return new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${e.limit} bytes`);
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ObjectQLError('INVALID_REQUEST', e.message ?? 'Unsupported body encoding');
+  if (e?.type === 'entity.too.large')
+    return new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${e.limit} bytes`);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
+    return new ObjectQLError('INVALID_REQUEST', e.message ?? 'Unsupported body encoding');
   // express fails to decode a malformed %-escape in a path parameter: the client's mistake.
-  if (err instanceof URIError) return new ObjectQLError('INVALID_REQUEST', `Malformed percent-encoding in the path${req ? ` '${req.originalUrl.split('?')[0]}'` : ''}`);
+  if (err instanceof URIError)
+    return new ObjectQLError(
+      'INVALID_REQUEST',
+      `Malformed percent-encoding in the path${req ? ` '${req.originalUrl.split('?')[0]}'` : ''}`,
+    );
   return toObjectQLError(err);
 }

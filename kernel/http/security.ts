@@ -13,7 +13,14 @@ type Security = ResolvedConfig['security'];
 
 /** Response headers a browser script may read whenever CORS is on (plus the configured ones). */
 export const EXPOSED_HEADERS: readonly string[] = [
-  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag', 'Location', 'WWW-Authenticate',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'ETag',
+  'Location',
+  'WWW-Authenticate',
 ];
 
 /** A JSON API loads nothing and is framed by nobody. Routes serving HTML (the API docs page) set their own. */
@@ -67,7 +74,7 @@ function corsMiddleware(setting: Exclude<Security['cors'], false>) {
     maxAge: 'maxAge' in options ? options.maxAge : undefined,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: 'allowedHeaders' in options ? options.allowedHeaders : undefined,
-    exposedHeaders: [...new Set([...EXPOSED_HEADERS, ...('exposedHeaders' in options ? options.exposedHeaders ?? [] : [])])],
+    exposedHeaders: [...new Set([...EXPOSED_HEADERS, ...('exposedHeaders' in options ? (options.exposedHeaders ?? []) : [])])],
     optionsSuccessStatus: 204,
   });
 }

@@ -78,7 +78,10 @@ export function buildObject(name: string, content: unknown, file: string, outer:
   for (const [fname, finput] of Object.entries(input.fields ?? {})) {
     (finput.validations ?? []).forEach((v, i) => {
       if (v.field !== undefined && v.field !== fname) {
-        report(['fields', fname, 'validations', i, 'field'], `a rule under field '${fname}' cannot name another field ('${String(v.field)}')`);
+        report(
+          ['fields', fname, 'validations', i, 'field'],
+          `a rule under field '${fname}' cannot name another field ('${String(v.field)}')`,
+        );
         return;
       }
       const rule = parseRule(fieldShorthandRule(fname, v), ['fields', fname, 'validations', i], ctx, report);
@@ -117,7 +120,10 @@ function buildIndexes(object: string, raw: unknown, fields: Record<string, Field
       value: Array.isArray(spec) ? { name, fields: spec } : isPlainMap(spec) ? { name, ...spec } : spec,
     }));
   } else {
-    report(['indexes'], `expected a list of {name?, fields, unique?} or a map from index name to {fields, unique?}, got ${describeValue(raw)}`);
+    report(
+      ['indexes'],
+      `expected a list of {name?, fields, unique?} or a map from index name to {fields, unique?}, got ${describeValue(raw)}`,
+    );
     return [];
   }
   const names = new Map<string, string>();
@@ -139,7 +145,8 @@ function buildIndexes(object: string, raw: unknown, fields: Record<string, Field
 
 export function buildDeclaredAction(name: string, input: ActionDeclInput, at: PathSegment[], report: Report): DeclaredAction {
   if (!NAME_PATTERN.test(name)) report(at, 'invalid action name; use letters, digits and _ (not starting with a digit)');
-  if (input.name !== undefined && input.name !== name) report([...at, 'name'], `must equal the action's key '${name}' (got '${input.name}')`);
+  if (input.name !== undefined && input.name !== name)
+    report([...at, 'name'], `must equal the action's key '${name}' (got '${input.name}')`);
   const action: DeclaredAction = { name };
   if (input.type !== undefined) action.type = input.type;
   if (input.label !== undefined) action.label = input.label;

@@ -15,7 +15,12 @@ const fileSchema = z.preprocess(
 );
 
 /** Returns the records, or undefined when the file has problems (all reported). */
-export function parseDataFile(content: unknown, object: string, fields: Record<string, FieldDefinition>, report: Report): Record<string, unknown>[] | undefined {
+export function parseDataFile(
+  content: unknown,
+  object: string,
+  fields: Record<string, FieldDefinition>,
+  report: Report,
+): Record<string, unknown>[] | undefined {
   const list = Array.isArray(content);
   const input = parseWith(fileSchema, content, [], (path, reason) => report(list ? path.slice(1) : path, reason));
   if (!input) return undefined;

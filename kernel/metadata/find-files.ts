@@ -82,7 +82,11 @@ function classify(file: string, name: string, problems: ProblemList): FoundFile 
     const stem = name.replace(YAML_FILE, '');
     const dot = stem.lastIndexOf('.');
     if (dot <= 0 || dot === stem.length - 1) {
-      problems.add(file, [], `file name has no type part: name it <identifier>.<type>${name.slice(stem.length)} (for example ${stem || 'book'}.object.yml)`);
+      problems.add(
+        file,
+        [],
+        `file name has no type part: name it <identifier>.<type>${name.slice(stem.length)} (for example ${stem || 'book'}.object.yml)`,
+      );
       return undefined;
     }
     return { file, kind: 'yaml', identifier: stem.slice(0, dot), type: stem.slice(dot + 1) };

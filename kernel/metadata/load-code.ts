@@ -48,7 +48,14 @@ export async function importCode(importer: CodeImporter, file: string, report: R
     mod = await importer(file);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    report([], `cannot load: ${message.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}`);
+    report(
+      [],
+      `cannot load: ${message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' ')}`,
+    );
     return undefined;
   }
   if (!isPlainMap(mod)) {
@@ -63,7 +70,9 @@ function exportedKeys(mod: Record<string, unknown>): string[] {
 }
 
 const hookObjectSchema = z.strictObject({
-  handler: z.custom<HookHandler>((v) => typeof v === 'function', { error: (iss) => (iss.input === undefined ? 'is required' : 'must be a function') }),
+  handler: z.custom<HookHandler>((v) => typeof v === 'function', {
+    error: (iss) => (iss.input === undefined ? 'is required' : 'must be a function'),
+  }),
   description: z.string().optional(),
 });
 
@@ -128,7 +137,8 @@ export function readActionModule(mod: Record<string, unknown>, outer: Report): R
     }
     const parsed = parseWith(actionObjectSchema, value, [name], report);
     if (!parsed) continue;
-    if (parsed.name !== undefined && parsed.name !== name) report([name, 'name'], `must equal the export name '${name}' (got '${parsed.name}')`);
+    if (parsed.name !== undefined && parsed.name !== name)
+      report([name, 'name'], `must equal the export name '${name}' (got '${parsed.name}')`);
     const action: CodeAction = {};
     if (parsed.type !== undefined) action.type = parsed.type;
     if (parsed.label !== undefined) action.label = parsed.label;

@@ -29,13 +29,22 @@ export function normaliseOptions(options: OptionInput[], base: PathSegment[], re
 
 /** Checks shared by fields and params: options only on select (and required there), reference_to only on relations. */
 function checkTyped(
-  input: { type: FieldType; options?: OptionInput[]; reference_to?: string; min?: number; max?: number; defaultValue?: unknown; multiple?: boolean },
+  input: {
+    type: FieldType;
+    options?: OptionInput[];
+    reference_to?: string;
+    min?: number;
+    max?: number;
+    defaultValue?: unknown;
+    multiple?: boolean;
+  },
   base: PathSegment[],
   report: Report,
 ): SelectOption[] | undefined {
   let options: SelectOption[] | undefined;
   if (input.type === 'select') {
-    if (!input.options || input.options.length === 0) report([...base, 'options'], 'a select field needs options (a list of strings or {label, value})');
+    if (!input.options || input.options.length === 0)
+      report([...base, 'options'], 'a select field needs options (a list of strings or {label, value})');
     else options = normaliseOptions(input.options, [...base, 'options'], report);
   } else if (input.options !== undefined) {
     report([...base, 'options'], `options apply only to select fields, not to type '${input.type}'`);

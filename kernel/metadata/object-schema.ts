@@ -16,16 +16,16 @@ export const optionSchema = z.preprocess(
   (v) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? { value: v } : v),
   z.strictObject({
     label: str.optional(),
-    value: z.custom<string | number | boolean>(
-      (v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean',
-      { error: (iss) => (iss.input === undefined ? 'is required' : 'expected a string or number') },
-    ),
+    value: z.custom<string | number | boolean>((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean', {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'expected a string or number'),
+    }),
   }),
 );
 export type OptionInput = z.output<typeof optionSchema>;
 
 export const fieldTypeSchema = z.enum(FIELD_TYPES, {
-  error: (iss) => (iss.input === undefined ? 'is required' : `unknown field type ${JSON.stringify(iss.input)}; expected one of ${FIELD_TYPES.join(', ')}`),
+  error: (iss) =>
+    iss.input === undefined ? 'is required' : `unknown field type ${JSON.stringify(iss.input)}; expected one of ${FIELD_TYPES.join(', ')}`,
 });
 
 /** `price: number` is short for `price: {type: number}`. */
@@ -35,7 +35,12 @@ function typeShorthand(v: unknown): unknown {
 
 /** `accept: '.jpg, .png'` is read as a list. */
 function commaList(v: unknown): unknown {
-  return typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v;
+  return typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : v;
 }
 
 export const fieldSchema = z.preprocess(

@@ -20,9 +20,7 @@ const entrySchema = z.strictObject({
   allow_edit: bool.default(false),
   allow_delete: bool.default(false),
   record_filters: z.array(z.unknown()).optional(),
-  fields: z
-    .record(z.string(), z.strictObject({ allow_read: bool.optional(), allow_edit: bool.optional() }))
-    .optional(),
+  fields: z.record(z.string(), z.strictObject({ allow_read: bool.optional(), allow_edit: bool.optional() })).optional(),
 });
 
 const fileSchema = z.preprocess(
@@ -31,7 +29,12 @@ const fileSchema = z.preprocess(
 );
 
 /** Returns the entries, or undefined when the file has problems (all reported). */
-export function parsePermissions(content: unknown, object: string, fields: Record<string, FieldDefinition>, report: Report): PermissionEntry[] | undefined {
+export function parsePermissions(
+  content: unknown,
+  object: string,
+  fields: Record<string, FieldDefinition>,
+  report: Report,
+): PermissionEntry[] | undefined {
   const input = parseWith(fileSchema, content, [], report);
   if (!input) return undefined;
   let ok = true;

@@ -2,9 +2,7 @@
 import * as fs from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 
-export type YamlResult =
-  | { ok: true; value: unknown; doc: Document; lines: LineCounter }
-  | { ok: false; reason: string; line?: number };
+export type YamlResult = { ok: true; value: unknown; doc: Document; lines: LineCounter } | { ok: false; reason: string; line?: number };
 
 export function readYaml(file: string): YamlResult {
   let text: string;

@@ -58,7 +58,11 @@ export class MetadataRegistry {
       let content = result.value;
       if (f.type === 'object' && content === null) content = {};
       if (isPlainMap(content) && content.name !== undefined && content.name !== f.identifier) {
-        problems.add(f.file, ['name'], `must equal the identifier '${f.identifier}' from the file name (got ${describeValue(content.name)})`);
+        problems.add(
+          f.file,
+          ['name'],
+          `must equal the identifier '${f.identifier}' from the file name (got ${describeValue(content.name)})`,
+        );
       }
       const entryContent = isPlainMap(content) ? { ...content, name: f.identifier } : content;
       const byId = entries.get(f.type) ?? new Map<string, MetadataEntry>();
@@ -162,7 +166,14 @@ export class MetadataRegistry {
       const { def } = draft;
       const code = codeActions.get(def.name);
       if (code && code.actions === undefined) continue; // the action file is broken (already reported)
-      def.actions = mergeActions(def.name, draft.declaredActions, code?.actions, code?.file, problems.for(def.source ?? def.name), problems.for(code?.file ?? ''));
+      def.actions = mergeActions(
+        def.name,
+        draft.declaredActions,
+        code?.actions,
+        code?.file,
+        problems.for(def.source ?? def.name),
+        problems.for(code?.file ?? ''),
+      );
       nameRules(def.rules);
       deriveFieldValidations(def);
     }

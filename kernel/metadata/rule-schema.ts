@@ -18,7 +18,9 @@ export type RuleType = (typeof RULE_TYPES)[number];
 export const CROSS_FIELD_OPERATORS = ['=', '!=', '>', '>=', '<', '<='] as const;
 
 const str = z.string();
-const bound = z.custom<number | string>((v) => typeof v === 'number' || typeof v === 'string', { error: 'expected a number or a date string' });
+const bound = z.custom<number | string>((v) => typeof v === 'number' || typeof v === 'string', {
+  error: 'expected a number or a date string',
+});
 const oneOrMany = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(str).min(1));
 const base = { name: str.min(1).optional(), type: z.enum(RULE_TYPES), message: str.min(1).optional() };
 
@@ -33,7 +35,14 @@ const RULE_SCHEMAS = {
     compare_to: str.optional(),
   }),
   unique: z.strictObject({ ...base, fields: oneOrMany }),
-  state_machine: z.strictObject({ ...base, field: str, transitions: z.record(str, z.preprocess((v) => (v === null ? [] : v), z.array(str))) }),
+  state_machine: z.strictObject({
+    ...base,
+    field: str,
+    transitions: z.record(
+      str,
+      z.preprocess((v) => (v === null ? [] : v), z.array(str)),
+    ),
+  }),
   conditional: z.strictObject({ ...base, when: z.unknown(), required: oneOrMany }),
 } as const;
 
@@ -64,7 +73,10 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
   }
   const type = item.type;
   if (typeof type !== 'string' || !(RULE_TYPES as readonly string[]).includes(type)) {
-    report([...at, 'type'], type === undefined ? 'is required' : `unknown rule type ${JSON.stringify(type)}; expected one of ${RULE_TYPES.join(', ')}`);
+    report(
+      [...at, 'type'],
+      type === undefined ? 'is required' : `unknown rule type ${JSON.stringify(type)}; expected one of ${RULE_TYPES.join(', ')}`,
+    );
     return undefined;
   }
   const before = countingReport(report);
@@ -84,9 +96,14 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
       const r = parsed as z.output<(typeof RULE_SCHEMAS)['range']>;
       field(r.field, ['field']);
       if (r.min === undefined && r.max === undefined) before.report(at, 'a range rule needs min, max or both');
-      if (typeof r.min === 'number' && typeof r.max === 'number' && r.min > r.max) before.report([...at, 'min'], `min (${r.min}) is greater than max (${r.max})`);
+      if (typeof r.min === 'number' && typeof r.max === 'number' && r.min > r.max)
+        before.report([...at, 'min'], `min (${r.min}) is greater than max (${r.max})`);
       const text =
-        r.min !== undefined && r.max !== undefined ? `between ${r.min} and ${r.max}` : r.min !== undefined ? `at least ${r.min}` : `at most ${r.max}`;
+        r.min !== undefined && r.max !== undefined
+          ? `between ${r.min} and ${r.max}`
+          : r.min !== undefined
+            ? `at least ${r.min}`
+            : `at most ${r.max}`;
       rule = { name: '', type: 'range', message: r.message ?? `${label(r.field)} must be ${text}`, field: r.field };
       if (r.min !== undefined) rule.min = r.min;
       if (r.max !== undefined) rule.max = r.max;
@@ -101,10 +118,19 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
         try {
           new RegExp(r.pattern, r.flags);
         } catch (err) {
-          before.report([...at, r.flags !== undefined && /flag/i.test((err as Error).message) ? 'flags' : 'pattern'], `invalid regular expression: ${(err as Error).message}`);
+          before.report(
+            [...at, r.flags !== undefined && /flag/i.test((err as Error).message) ? 'flags' : 'pattern'],
+            `invalid regular expression: ${(err as Error).message}`,
+          );
         }
       }
-      rule = { name: '', type: 'pattern', message: r.message ?? `${label(r.field)} has an invalid format`, field: r.field, pattern: r.pattern };
+      rule = {
+        name: '',
+        type: 'pattern',
+        message: r.message ?? `${label(r.field)} has an invalid format`,
+        field: r.field,
+        pattern: r.pattern,
+      };
       if (r.flags !== undefined) rule.flags = r.flags;
       break;
     }
@@ -116,7 +142,13 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
       if (hasValue === hasRef) before.report(at, 'a cross_field rule needs exactly one of value or compare_to');
       if (hasRef) field(r.compare_to!, ['compare_to']);
       const other = hasRef ? label(r.compare_to!) : JSON.stringify(r.value);
-      rule = { name: '', type: 'cross_field', message: r.message ?? `${label(r.field)} must be ${r.operator} ${other}`, field: r.field, operator: r.operator };
+      rule = {
+        name: '',
+        type: 'cross_field',
+        message: r.message ?? `${label(r.field)} must be ${r.operator} ${other}`,
+        field: r.field,
+        operator: r.operator,
+      };
       if (hasRef) rule.compare_to = r.compare_to;
       else rule.value = r.value;
       break;
@@ -125,7 +157,12 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
       const r = parsed as z.output<(typeof RULE_SCHEMAS)['unique']>;
       r.fields.forEach((f, i) => field(f, ['fields', i]));
       reportDuplicates(r.fields, [...at, 'fields'], before.report);
-      rule = { name: '', type: 'unique', message: r.message ?? `The combination of ${r.fields.map(label).join(', ')} must be unique`, fields: r.fields };
+      rule = {
+        name: '',
+        type: 'unique',
+        message: r.message ?? `The combination of ${r.fields.map(label).join(', ')} must be unique`,
+        fields: r.fields,
+      };
       break;
     }
     case 'state_machine': {
@@ -141,7 +178,13 @@ export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, re
           });
         }
       }
-      rule = { name: '', type: 'state_machine', message: r.message ?? `${label(r.field)} cannot change to that state`, field: r.field, transitions: r.transitions };
+      rule = {
+        name: '',
+        type: 'state_machine',
+        message: r.message ?? `${label(r.field)} cannot change to that state`,
+        field: r.field,
+        transitions: r.transitions,
+      };
       break;
     }
     case 'conditional': {

@@ -2,11 +2,26 @@ import type { Filter } from '../query/ast';
 
 /** Every field type the spec names; `formula` is accepted and stored as computed by hooks. */
 export const FIELD_TYPES = [
-  'text', 'textarea', 'email', 'url', 'phone',
-  'number', 'currency', 'percent', 'auto_number',
-  'boolean', 'date', 'datetime', 'time',
-  'select', 'lookup', 'master_detail',
-  'file', 'image', 'object', 'json',
+  'text',
+  'textarea',
+  'email',
+  'url',
+  'phone',
+  'number',
+  'currency',
+  'percent',
+  'auto_number',
+  'boolean',
+  'date',
+  'datetime',
+  'time',
+  'select',
+  'lookup',
+  'master_detail',
+  'file',
+  'image',
+  'object',
+  'json',
   'formula',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -117,10 +132,14 @@ export interface PermissionEntry {
 }
 
 export const HOOK_EVENTS = [
-  'beforeFind', 'afterFind',
-  'beforeCreate', 'afterCreate',
-  'beforeUpdate', 'afterUpdate',
-  'beforeDelete', 'afterDelete',
+  'beforeFind',
+  'afterFind',
+  'beforeCreate',
+  'afterCreate',
+  'beforeUpdate',
+  'afterUpdate',
+  'beforeDelete',
+  'afterDelete',
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 

@@ -5,10 +5,20 @@
  */
 
 export const OPERATORS = [
-  'eq', 'ne', 'gt', 'ge', 'lt', 'le',
-  'in', 'nin',
-  'like', 'startswith', 'endswith', 'contains',
-  'between', 'isnull',
+  'eq',
+  'ne',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'in',
+  'nin',
+  'like',
+  'startswith',
+  'endswith',
+  'contains',
+  'between',
+  'isnull',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
@@ -46,11 +56,7 @@ export interface RefCondition {
 
 export type Condition = ValueCondition | RefCondition;
 
-export type Filter =
-  | { and: Filter[] }
-  | { or: Filter[] }
-  | { not: Filter }
-  | Condition;
+export type Filter = { and: Filter[] } | { or: Filter[] } | { not: Filter } | Condition;
 
 export type SortDirection = 'asc' | 'desc';
 export interface SortKey {

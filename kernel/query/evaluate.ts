@@ -39,7 +39,8 @@ export function compileFilter(filter: Filter | undefined): (record: Rec) => bool
   return compileCondition(filter);
 }
 
-const isPrimitive = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const isPrimitive = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 function compileCondition(c: Condition): (record: Rec) => boolean {
   const general = (r: Rec) => evaluateCondition(c, r);
@@ -66,7 +67,12 @@ function compileCondition(c: Condition): (record: Rec) => boolean {
     };
   }
   if (typeof value === 'number' && (c.op === 'gt' || c.op === 'ge' || c.op === 'lt' || c.op === 'le')) {
-    const test = { gt: (a: number) => a > value, ge: (a: number) => a >= value, lt: (a: number) => a < value, le: (a: number) => a <= value }[c.op];
+    const test = {
+      gt: (a: number) => a > value,
+      ge: (a: number) => a >= value,
+      lt: (a: number) => a < value,
+      le: (a: number) => a <= value,
+    }[c.op];
     return (r) => {
       const a = r[field];
       return typeof a === 'number' ? test(a) : general(r);

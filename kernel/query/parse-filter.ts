@@ -9,14 +9,24 @@ import type { Filter, Operator } from './ast';
 
 /** Spec operator spelling → AST operator. */
 export const OPERATOR_ALIASES: Readonly<Record<string, Operator>> = Object.freeze({
-  '=': 'eq', '==': 'eq', eq: 'eq',
-  '!=': 'ne', '<>': 'ne', ne: 'ne',
-  '>': 'gt', gt: 'gt',
-  '>=': 'ge', ge: 'ge',
-  '<': 'lt', lt: 'lt',
-  '<=': 'le', le: 'le',
+  '=': 'eq',
+  '==': 'eq',
+  eq: 'eq',
+  '!=': 'ne',
+  '<>': 'ne',
+  ne: 'ne',
+  '>': 'gt',
+  gt: 'gt',
+  '>=': 'ge',
+  ge: 'ge',
+  '<': 'lt',
+  lt: 'lt',
+  '<=': 'le',
+  le: 'le',
   in: 'in',
-  'not in': 'nin', notin: 'nin', nin: 'nin',
+  'not in': 'nin',
+  notin: 'nin',
+  nin: 'nin',
   like: 'like',
   startswith: 'startswith',
   endswith: 'endswith',
@@ -41,14 +51,18 @@ export interface FieldRef {
   $field: string;
 }
 export function isFieldRef(v: unknown): v is FieldRef {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as FieldRef).$field === 'string' && Object.keys(v).length === 1;
+  return (
+    typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as FieldRef).$field === 'string' && Object.keys(v).length === 1
+  );
 }
 
 export function parseOperator(op: unknown, where: string): Operator {
   const key = typeof op === 'string' ? op.trim().toLowerCase().replace(/\s+/g, ' ') : undefined;
   const mapped = key !== undefined ? OPERATOR_ALIASES[key] : undefined;
   if (!mapped) {
-    throw new ObjectQLError('INVALID_REQUEST', `Unknown filter operator ${JSON.stringify(op)} at ${where}; use one of ${SPEC_OPERATORS}`, { operator: op });
+    throw new ObjectQLError('INVALID_REQUEST', `Unknown filter operator ${JSON.stringify(op)} at ${where}; use one of ${SPEC_OPERATORS}`, {
+      operator: op,
+    });
   }
   return mapped;
 }
@@ -97,7 +111,10 @@ function parseArray(arr: unknown[], where: string, depth: number, state: ParseSt
       return;
     }
     if (!Array.isArray(item)) {
-      throw new ObjectQLError('INVALID_REQUEST', `Invalid filter at ${at}: expected a condition [field, operator, value], a nested list, 'and' or 'or'; got ${JSON.stringify(item)}`);
+      throw new ObjectQLError(
+        'INVALID_REQUEST',
+        `Invalid filter at ${at}: expected a condition [field, operator, value], a nested list, 'and' or 'or'; got ${JSON.stringify(item)}`,
+      );
     }
     if (item.length === 0) throw new ObjectQLError('INVALID_REQUEST', `Empty condition at ${at}`);
     orGroups[orGroups.length - 1].push(parseArray(item, at, depth + 1, state));

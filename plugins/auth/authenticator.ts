@@ -17,9 +17,7 @@ import { AUTHENTICATION_REQUIRED, CredentialRejected, rejectionError, unauthoriz
 import type { SessionService } from './sessions';
 
 /** How the current request was identified; the session routes read it. */
-export type Credential =
-  | { form: 'bearer' | 'apiKey' | 'body' | 'anonymous' }
-  | { form: 'session'; sessionId: string; expiresAt: Date };
+export type Credential = { form: 'bearer' | 'apiKey' | 'body' | 'anonymous' } | { form: 'session'; sessionId: string; expiresAt: Date };
 
 export interface AuthenticatorSettings {
   jwt?: JwtVerifier;
@@ -37,7 +35,10 @@ export class Authenticator {
   /** Per request, without keeping requests alive; per kernel (this instance), never module-wide. */
   private readonly credentials = new WeakMap<Request, Credential>();
 
-  constructor(private readonly settings: AuthenticatorSettings, private readonly logger: Logger) {}
+  constructor(
+    private readonly settings: AuthenticatorSettings,
+    private readonly logger: Logger,
+  ) {}
 
   credential(req: Request): Credential | undefined {
     return this.credentials.get(req);
@@ -49,12 +50,14 @@ export class Authenticator {
       if (!found) return undefined;
       this.credentials.set(req, found.credential);
       // req.log makes a child logger on first use: only when the line will be written.
-      if (this.logger.isLevelEnabled('debug')) req.log.debug({ auth: { credential: found.credential.form, user: found.user.id } }, 'authenticated');
+      if (this.logger.isLevelEnabled('debug'))
+        req.log.debug({ auth: { credential: found.credential.form, user: found.user.id } }, 'authenticated');
       return found.user;
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
       if (this.logger.isLevelEnabled('info')) req.log.info({ auth: { credential: err.form, reason: err.reason } }, 'authentication failed');
-      if (err.form === 'session' && this.settings.sessions) req.res?.append('Set-Cookie', clearedSessionCookie(this.settings.sessions.cookie, req));
+      if (err.form === 'session' && this.settings.sessions)
+        req.res?.append('Set-Cookie', clearedSessionCookie(this.settings.sessions.cookie, req));
       throw rejectionError(req, err);
     }
   }

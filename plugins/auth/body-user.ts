@@ -16,7 +16,8 @@ export function bodyUser(req: Request, rpcPath: string): User | undefined {
     throw new ObjectQLError('INVALID_REQUEST', "'user' must be {id: string, roles: string[]}");
   }
   const { id, roles = [] } = user as { id: string; roles?: unknown };
-  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) throw new ObjectQLError('INVALID_REQUEST', "'user.roles' must be an array of strings");
+  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string'))
+    throw new ObjectQLError('INVALID_REQUEST', "'user.roles' must be an array of strings");
   return { ...(user as Record<string, unknown>), id, roles: [...roles] };
 }
 

@@ -23,7 +23,8 @@ function readClaim(claims: Record<string, unknown>, name: string): unknown {
   if (Object.prototype.hasOwnProperty.call(claims, name)) return claims[name];
   let value: unknown = claims;
   for (const part of name.split('.')) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, part)) return undefined;
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, part))
+      return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;

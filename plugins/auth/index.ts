@@ -59,7 +59,12 @@ export default definePlugin((input: AuthOptions = {}) => {
       const routes = sessionOptions ? ['POST', 'GET', 'DELETE'].map((m) => `${m} ${sessionOptions.path}/session`) : [];
       k.hooks.capabilities.tap('auth', (list) => [
         ...list,
-        { plugin: 'auth', credentials: credentialForms(), required: options.required && !options.anonymous, ...(routes.length ? { routes } : {}) },
+        {
+          plugin: 'auth',
+          credentials: credentialForms(),
+          required: options.required && !options.anonymous,
+          ...(routes.length ? { routes } : {}),
+        },
       ]);
       if (service && sessionOptions) {
         k.provide('sessions', service);
@@ -76,7 +81,9 @@ export default definePlugin((input: AuthOptions = {}) => {
             credentials: credentialForms(),
             ...(jwt ? { jwt: jwt.describe } : {}),
             ...(apiKeys ? { apiKeys: apiKeys.size } : {}),
-            ...(options.sessions ? { sessions: { store: options.sessions.store === 'memory' ? 'memory' : 'redis', ttlSeconds: options.sessions.ttlSeconds } } : {}),
+            ...(options.sessions
+              ? { sessions: { store: options.sessions.store === 'memory' ? 'memory' : 'redis', ttlSeconds: options.sessions.ttlSeconds } }
+              : {}),
             required: options.required,
             ...(options.anonymous ? { anonymous: options.anonymous } : {}),
           },
@@ -103,10 +110,14 @@ export default definePlugin((input: AuthOptions = {}) => {
     if (env === 'development' || env === 'test') return;
     const where = `NODE_ENV is ${env ? `'${env}'` : 'not set'}`;
     if (apiKeys?.plainCount) {
-      kernel.logger.warn(`auth: ${apiKeys.plainCount} API key(s) are configured in plain text (apiKeys[].key) while ${where}; configure keyHash instead (objectql hash-key)`);
+      kernel.logger.warn(
+        `auth: ${apiKeys.plainCount} API key(s) are configured in plain text (apiKeys[].key) while ${where}; configure keyHash instead (objectql hash-key)`,
+      );
     }
     if (kernel.config.security.allowBodyUser) {
-      kernel.logger.warn(`auth: security.allowBodyUser is on while ${where}: any JSON-RPC caller can claim any identity; use it for development and tests only`);
+      kernel.logger.warn(
+        `auth: security.allowBodyUser is on while ${where}: any JSON-RPC caller can claim any identity; use it for development and tests only`,
+      );
     }
   }
 });

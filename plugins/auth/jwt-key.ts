@@ -30,7 +30,9 @@ export function verificationKey(jwt: JwtOptions): VerificationKey {
     const algorithms = jwt.algorithms ?? [fits[0]];
     const misfit = algorithms.filter((a) => !fits.includes(a));
     if (misfit.length) {
-      throw new PluginError(`Plugin 'auth': jwt.algorithms ${misfit.join(', ')} do not fit the ${describeKey(key)} in jwt.publicKey (it fits ${fits.join(', ')})`);
+      throw new PluginError(
+        `Plugin 'auth': jwt.algorithms ${misfit.join(', ')} do not fit the ${describeKey(key)} in jwt.publicKey (it fits ${fits.join(', ')})`,
+      );
     }
     return { key, algorithms, source: 'publicKey' };
   }
@@ -43,7 +45,9 @@ function parsePublicKey(pem: string): KeyObject {
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
   } catch (err) {
-    throw new PluginError(`Plugin 'auth': jwt.publicKey must be a PEM public key (SPKI, -----BEGIN PUBLIC KEY-----): ${(err as Error).message}`);
+    throw new PluginError(
+      `Plugin 'auth': jwt.publicKey must be a PEM public key (SPKI, -----BEGIN PUBLIC KEY-----): ${(err as Error).message}`,
+    );
   }
   algorithmsFor(key);
   return key;
@@ -57,7 +61,9 @@ function algorithmsFor(key: KeyObject): JwsAlgorithm[] {
   if (type === 'ed25519') return ['EdDSA'];
   const curve = key.asymmetricKeyDetails?.namedCurve;
   if (type === 'ec' && curve && EC_CURVES[curve]) return [EC_CURVES[curve]];
-  throw new PluginError(`Plugin 'auth': jwt.publicKey is a ${describeKey(key)}, which no supported algorithm verifies (use an RSA, P-256, P-384, P-521 or Ed25519 key)`);
+  throw new PluginError(
+    `Plugin 'auth': jwt.publicKey is a ${describeKey(key)}, which no supported algorithm verifies (use an RSA, P-256, P-384, P-521 or Ed25519 key)`,
+  );
 }
 
 function describeKey(key: KeyObject): string {

@@ -13,20 +13,31 @@ const SESSION: SchemaObject = {
       required: ['expires_at', 'user'],
       properties: {
         expires_at: { type: 'string', format: 'date-time' },
-        user: { type: 'object', required: ['id', 'roles'], properties: { id: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } } }, additionalProperties: true },
+        user: {
+          type: 'object',
+          required: ['id', 'roles'],
+          properties: { id: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } } },
+          additionalProperties: true,
+        },
       },
     },
   },
 };
 
 const COOKIE_HEADER = {
-  'Set-Cookie': { description: 'session_id=<SESSION_ID>; HttpOnly; SameSite=Lax (or Strict); Path=/; Max-Age=<ttlSeconds> (Secure over TLS)', schema: { type: 'string' as const } },
+  'Set-Cookie': {
+    description: 'session_id=<SESSION_ID>; HttpOnly; SameSite=Lax (or Strict); Path=/; Max-Age=<ttlSeconds> (Secure over TLS)',
+    schema: { type: 'string' as const },
+  },
 };
 
 export function addSessionPaths(doc: OpenAPIDocument, path: string): OpenAPIDocument {
   const route = `${path}/session`;
   const session = { 'application/json': { schema: structuredClone(SESSION) } };
-  doc.tags = [...(doc.tags ?? []), { name: 'Authentication', description: 'Sessions: a session_id cookie in exchange for a Bearer token or an API key' }];
+  doc.tags = [
+    ...(doc.tags ?? []),
+    { name: 'Authentication', description: 'Sessions: a session_id cookie in exchange for a Bearer token or an API key' },
+  ];
   doc.paths[route] = {
     ...doc.paths[route],
     post: {

@@ -16,7 +16,10 @@ export interface RedisStoreOptions {
 export class RedisSessionStore implements SessionStore {
   private readonly client: Redis;
 
-  constructor(private readonly options: RedisStoreOptions, private readonly logger: Logger) {
+  constructor(
+    private readonly options: RedisStoreOptions,
+    private readonly logger: Logger,
+  ) {
     // Few retries per command: a request waiting on an unreachable store fails rather than hangs.
     this.client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000 });
     this.client.on('error', (err: Error) => this.logger.warn({ err: { message: err.message } }, 'auth: session store (Redis) error'));
@@ -34,7 +37,13 @@ export class RedisSessionStore implements SessionStore {
   async put(key: string, session: StoredSession): Promise<void> {
     const ttl = Math.max(1, session.expiresAt - Date.now());
     const userKey = this.userKey(session.user.id);
-    await this.client.multi().set(this.sessionKey(key), JSON.stringify(session), 'PX', ttl).sadd(userKey, key).pexpire(userKey, ttl).exec().then(failed);
+    await this.client
+      .multi()
+      .set(this.sessionKey(key), JSON.stringify(session), 'PX', ttl)
+      .sadd(userKey, key)
+      .pexpire(userKey, ttl)
+      .exec()
+      .then(failed);
   }
 
   async get(key: string): Promise<StoredSession | undefined> {
@@ -56,7 +65,12 @@ export class RedisSessionStore implements SessionStore {
     const userKey = this.userKey(userId);
     const keys = await this.client.smembers(userKey);
     if (!keys.length) return 0;
-    const results = await this.client.multi().del(...keys.map((k) => this.sessionKey(k))).del(userKey).exec().then(failed);
+    const results = await this.client
+      .multi()
+      .del(...keys.map((k) => this.sessionKey(k)))
+      .del(userKey)
+      .exec()
+      .then(failed);
     return Number(results[0]);
   }
 

@@ -16,7 +16,10 @@ const LABEL: Record<CredentialForm, string> = {
 
 /** A credential that was presented and refused, with a reason safe to show the caller. */
 export class CredentialRejected extends Error {
-  constructor(readonly form: CredentialForm, readonly reason: string) {
+  constructor(
+    readonly form: CredentialForm,
+    readonly reason: string,
+  ) {
     super(`${LABEL[form]} rejected: ${reason}`);
     this.name = 'CredentialRejected';
   }

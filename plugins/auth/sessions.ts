@@ -32,7 +32,10 @@ export function isSessionId(value: string): boolean {
 }
 
 export class SessionManager implements SessionService {
-  constructor(private readonly store: SessionStore, private readonly ttlSeconds: number) {}
+  constructor(
+    private readonly store: SessionStore,
+    private readonly ttlSeconds: number,
+  ) {}
 
   async create(user: User): Promise<Session & { id: string }> {
     const id = randomBytes(32).toString('base64url');

@@ -28,7 +28,11 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
         throw validationError({ [field.name]: `file '${id}' does not exist (upload it first)` });
       }
       if (!(await mayRead(rt, ctx.request, record))) {
-        throw accessDenied(`Not allowed to attach file '${id}' to '${ctx.object}.${field.name}'`, { object: ctx.object, field: field.name, file: id });
+        throw accessDenied(`Not allowed to attach file '${id}' to '${ctx.object}.${field.name}'`, {
+          object: ctx.object,
+          field: field.name,
+          file: id,
+        });
       }
       return toAttachment(record, rt.storage, rt.apiBase, field.type);
     };

@@ -71,7 +71,9 @@ export class OrphanCleanup {
     if (this.rt.settings.orphanTtl <= 0) return;
     const every = Math.min(this.rt.settings.orphanTtl * 250, 3_600_000);
     const run = () => {
-      this.running = this.sweep().catch((err: unknown) => this.rt.kernel.logger.error({ err }, 'files: sweeping unattached uploads failed'));
+      this.running = this.sweep().catch((err: unknown) =>
+        this.rt.kernel.logger.error({ err }, 'files: sweeping unattached uploads failed'),
+      );
     };
     run();
     this.timer = setInterval(run, every);

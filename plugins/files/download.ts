@@ -15,7 +15,10 @@ export async function download(rt: FilesRuntime, req: Request, res: Response): P
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Disposition', disposition(type.startsWith('image/') && type !== 'image/svg+xml' ? 'inline' : 'attachment', name));
+    res.setHeader(
+      'Content-Disposition',
+      disposition(type.startsWith('image/') && type !== 'image/svg+xml' ? 'inline' : 'attachment', name),
+    );
     if (notModified(req, etag, mtime)) {
       res.status(304).end();
       return;

@@ -19,7 +19,13 @@ interface Box {
   key: string;
 }
 
-export async function imageRoute(rt: FilesRuntime, cache: ImageCache, kind: 'thumbnail' | 'preview', req: Request, res: Response): Promise<void> {
+export async function imageRoute(
+  rt: FilesRuntime,
+  cache: ImageCache,
+  kind: 'thumbnail' | 'preview',
+  req: Request,
+  res: Response,
+): Promise<void> {
   try {
     const { record, id, mtime } = await locate(rt, req);
     if (!record.type.startsWith('image/')) {
@@ -55,7 +61,8 @@ export async function imageRoute(rt: FilesRuntime, cache: ImageCache, kind: 'thu
 }
 
 function thumbnailBox(size: unknown = 'small'): Box {
-  if (!THUMBNAIL_NAMES.includes(size as ThumbnailName)) throw new ObjectQLError('INVALID_REQUEST', `size must be one of ${THUMBNAIL_NAMES.join(', ')}`);
+  if (!THUMBNAIL_NAMES.includes(size as ThumbnailName))
+    throw new ObjectQLError('INVALID_REQUEST', `size must be one of ${THUMBNAIL_NAMES.join(', ')}`);
   const px = THUMBNAIL_SIZES[size as ThumbnailName];
   return { width: px, height: px, key: String(size) };
 }
@@ -70,6 +77,7 @@ function previewBox(w: unknown, h: unknown): Box {
 function dimension(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PREVIEW_PX) throw new ObjectQLError('INVALID_REQUEST', `${name} must be an integer from 1 to ${MAX_PREVIEW_PX}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PREVIEW_PX)
+    throw new ObjectQLError('INVALID_REQUEST', `${name} must be an integer from 1 to ${MAX_PREVIEW_PX}`);
   return n;
 }

@@ -39,7 +39,11 @@ export async function imageSize(input: Buffer | string): Promise<{ width: number
  * that is png, jpeg or webp, else png. Rejects with FILE_VALIDATION_ERROR when the input is not an
  * image sharp reads. Bounds on the box (e.g. 1..4096) are the caller's to validate.
  */
-export async function resizeImage(input: Buffer | string, box: { width?: number; height?: number }, format?: OutputFormat): Promise<{ data: Buffer; contentType: string }> {
+export async function resizeImage(
+  input: Buffer | string,
+  box: { width?: number; height?: number },
+  format?: OutputFormat,
+): Promise<{ data: Buffer; contentType: string }> {
   let meta: Metadata;
   try {
     meta = await sharp(input).metadata();
@@ -50,7 +54,12 @@ export async function resizeImage(input: Buffer | string, box: { width?: number;
   try {
     let pipeline = sharp(input).rotate();
     if (box.width || box.height) {
-      pipeline = pipeline.resize({ width: box.width || undefined, height: box.height || undefined, fit: 'inside', withoutEnlargement: true });
+      pipeline = pipeline.resize({
+        width: box.width || undefined,
+        height: box.height || undefined,
+        fit: 'inside',
+        withoutEnlargement: true,
+      });
     }
     const data = await pipeline.toFormat(out).toBuffer();
     return { data, contentType: CONTENT_TYPES[out] };

@@ -44,15 +44,27 @@ export default definePlugin((options: FilesOptions = {}) => {
         {
           plugin: 'files',
           protocol: 'files',
-          routes: [`POST ${base}/upload`, `POST ${base}/upload/batch`, `GET ${base}/:fileId`, `GET ${base}/:fileId/thumbnail`, `GET ${base}/:fileId/preview`],
+          routes: [
+            `POST ${base}/upload`,
+            `POST ${base}/upload/batch`,
+            `GET ${base}/:fileId`,
+            `GET ${base}/:fileId/thumbnail`,
+            `GET ${base}/:fileId/preview`,
+          ],
         },
       ]);
       k.hooks.openapi.tap('files', (doc) => addFilesToDocument(doc, base));
       const runtime = (): FilesRuntime => rt!;
       // Seed data is written before plugins start: the kernel's own writes, naming no uploads of ours.
-      k.hooks.beforeCreate.for('*').tapPromise('files', async (ctx) => { if (rt) await checkAttachments(rt, ctx); });
-      k.hooks.beforeUpdate.for('*').tapPromise('files', async (ctx) => { if (rt) await checkAttachments(rt, ctx); });
-      k.hooks.recordChanged.tapPromise('files', async (change) => { await cleanup?.onChange(change); });
+      k.hooks.beforeCreate.for('*').tapPromise('files', async (ctx) => {
+        if (rt) await checkAttachments(rt, ctx);
+      });
+      k.hooks.beforeUpdate.for('*').tapPromise('files', async (ctx) => {
+        if (rt) await checkAttachments(rt, ctx);
+      });
+      k.hooks.recordChanged.tapPromise('files', async (change) => {
+        await cleanup?.onChange(change);
+      });
       k.hooks.routes.tapPromise('files', async (router) => {
         router.post(`${base}/upload`, (req, res) => uploadRoute(runtime(), false, req, res));
         router.post(`${base}/upload/batch`, (req, res) => uploadRoute(runtime(), true, req, res));
@@ -86,13 +98,20 @@ async function openStorage(k: Kernel, settings: FilesSettings, apiBase: string):
   if (s.type === 'local') {
     const baseDir = dir(s.baseDir ?? process.env.SERVICE_UPLOAD_DIR ?? './uploads');
     // Ids never start with a dot, so the records folder can never be fetched as a file.
-    return { storage: new LocalStorage({ baseDir, baseUrl: s.baseUrl ?? apiBase }), metadataDir: metadataDir ?? join(baseDir, '.objectql-meta') };
+    return {
+      storage: new LocalStorage({ baseDir, baseUrl: s.baseUrl ?? apiBase }),
+      metadataDir: metadataDir ?? join(baseDir, '.objectql-meta'),
+    };
   }
   if (s.type === 'memory') return { storage: new MemoryStorage({ baseUrl: s.baseUrl ?? apiBase }), metadataDir };
   return { storage: adaptCustomStorage(await loadCustomBackend(k, s.module, s.options)), metadataDir };
 }
 
-async function loadCustomBackend(k: Kernel, module: string | CustomStorageBackend, options: Record<string, unknown> | undefined): Promise<CustomStorageBackend> {
+async function loadCustomBackend(
+  k: Kernel,
+  module: string | CustomStorageBackend,
+  options: Record<string, unknown> | undefined,
+): Promise<CustomStorageBackend> {
   if (typeof module !== 'string') return module;
   let exported: unknown;
   try {
@@ -102,7 +121,9 @@ async function loadCustomBackend(k: Kernel, module: string | CustomStorageBacken
   }
   const backend = typeof exported === 'function' ? await (exported as (o: unknown) => unknown)(options ?? {}) : exported;
   if (!isCustomStorageBackend(backend)) {
-    throw new PluginError(`Plugin 'files': storage.module '${module}' must export a backend with save, get, delete and getPublicUrl functions (or a factory returning one)`);
+    throw new PluginError(
+      `Plugin 'files': storage.module '${module}' must export a backend with save, get, delete and getPublicUrl functions (or a factory returning one)`,
+    );
   }
   return backend;
 }

@@ -9,9 +9,17 @@ const ATTACHMENT: SchemaObject = {
   type: 'object',
   required: ['id', 'name', 'url', 'size', 'type'],
   properties: {
-    id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' }, size: { type: 'integer', minimum: 0 }, type: { type: 'string', description: 'MIME type, sniffed from the content' },
-    original_name: { type: 'string' }, uploaded_at: { type: 'string', format: 'date-time' }, uploaded_by: { type: 'string' },
-    width: { type: 'integer' }, height: { type: 'integer' }, thumbnail_url: { type: 'string' },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    url: { type: 'string' },
+    size: { type: 'integer', minimum: 0 },
+    type: { type: 'string', description: 'MIME type, sniffed from the content' },
+    original_name: { type: 'string' },
+    uploaded_at: { type: 'string', format: 'date-time' },
+    uploaded_by: { type: 'string' },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    thumbnail_url: { type: 'string' },
     variants: { type: 'object', properties: { small: { type: 'string' }, medium: { type: 'string' }, large: { type: 'string' } } },
   },
 };
@@ -23,26 +31,60 @@ const TARGET = {
 } satisfies Record<string, SchemaObject>;
 
 const UPLOAD_ERRORS = errorResponses(
-  'INVALID_REQUEST', 'FILE_VALIDATION_ERROR', 'FILE_TOO_SMALL', 'IMAGE_DIMENSIONS_INVALID', 'UNAUTHORIZED', 'FILE_ACCESS_DENIED',
-  'FILE_TOO_LARGE', 'FILE_TYPE_NOT_ALLOWED', 'UPLOAD_FAILED', 'RATE_LIMIT_EXCEEDED',
+  'INVALID_REQUEST',
+  'FILE_VALIDATION_ERROR',
+  'FILE_TOO_SMALL',
+  'IMAGE_DIMENSIONS_INVALID',
+  'UNAUTHORIZED',
+  'FILE_ACCESS_DENIED',
+  'FILE_TOO_LARGE',
+  'FILE_TYPE_NOT_ALLOWED',
+  'UPLOAD_FAILED',
+  'RATE_LIMIT_EXCEEDED',
 );
 const READ_ERRORS = errorResponses('UNAUTHORIZED', 'FILE_ACCESS_DENIED', 'FILE_NOT_FOUND', 'RATE_LIMIT_EXCEEDED');
-const IMAGE_ERRORS = errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FILE_ACCESS_DENIED', 'FILE_NOT_FOUND', 'FILE_TYPE_NOT_ALLOWED', 'RATE_LIMIT_EXCEEDED');
+const IMAGE_ERRORS = errorResponses(
+  'INVALID_REQUEST',
+  'UNAUTHORIZED',
+  'FILE_ACCESS_DENIED',
+  'FILE_NOT_FOUND',
+  'FILE_TYPE_NOT_ALLOWED',
+  'RATE_LIMIT_EXCEEDED',
+);
 
-const FILE_ID = { name: 'fileId', in: 'path' as const, required: true, description: 'The id of an upload', schema: { type: 'string' as const } };
-const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } as SchemaObject } } });
-const data = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: schema } } as SchemaObject } });
+const FILE_ID = {
+  name: 'fileId',
+  in: 'path' as const,
+  required: true,
+  description: 'The id of an upload',
+  schema: { type: 'string' as const },
+};
+const binary = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } as SchemaObject } },
+});
+const data = (schema: SchemaObject | ReferenceObject) => ({
+  'application/json': { schema: { type: 'object', required: ['data'], properties: { data: schema } } as SchemaObject },
+});
 
 export function filesPaths(base: string): Record<string, PathItem> {
   const multipart = (fileProperty: SchemaObject, name: string) => ({
     required: true,
-    content: { 'multipart/form-data': { schema: { type: 'object', required: [name], properties: { ...TARGET, [name]: fileProperty } } as SchemaObject } },
+    content: {
+      'multipart/form-data': {
+        schema: { type: 'object', required: [name], properties: { ...TARGET, [name]: fileProperty } } as SchemaObject,
+      },
+    },
   });
   const image = (summary: string, parameters: NonNullable<PathItem['get']>['parameters']) => ({
     tags: ['files'],
     summary,
     parameters: [FILE_ID, ...(parameters ?? [])],
-    responses: { 200: { description: 'The image', content: { 'image/*': { schema: { type: 'string', format: 'binary' } as SchemaObject } } }, 304: { description: 'Not modified' }, ...IMAGE_ERRORS },
+    responses: {
+      200: { description: 'The image', content: { 'image/*': { schema: { type: 'string', format: 'binary' } as SchemaObject } } },
+      304: { description: 'Not modified' },
+      ...IMAGE_ERRORS,
+    },
   });
   return {
     [`${base}/upload`]: {
@@ -60,7 +102,10 @@ export function filesPaths(base: string): Record<string, PathItem> {
         tags: ['files'],
         summary: 'Upload several files at once; all are stored or none',
         requestBody: multipart({ type: 'array', items: { type: 'string', format: 'binary' } }, 'files'),
-        responses: { 200: { description: 'The stored attachments, in order', content: data({ type: 'array', items: schemaRef('Attachment') }) }, ...UPLOAD_ERRORS },
+        responses: {
+          200: { description: 'The stored attachments, in order', content: data({ type: 'array', items: schemaRef('Attachment') }) },
+          ...UPLOAD_ERRORS,
+        },
       },
     },
     [`${base}/{fileId}`]: {
@@ -69,11 +114,22 @@ export function filesPaths(base: string): Record<string, PathItem> {
         tags: ['files'],
         summary: 'Download a file (Range, If-None-Match and If-Range honoured)',
         parameters: [FILE_ID, { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, example: 'bytes=0-1023' }],
-        responses: { 200: binary('The file'), 206: binary('The requested byte range'), 304: { description: 'Not modified' }, 416: { description: 'Range not satisfiable' }, ...READ_ERRORS },
+        responses: {
+          200: binary('The file'),
+          206: binary('The requested byte range'),
+          304: { description: 'Not modified' },
+          416: { description: 'Range not satisfiable' },
+          ...READ_ERRORS,
+        },
       },
     },
     [`${base}/{fileId}/thumbnail`]: {
-      get: { operationId: 'filesThumbnail', ...image('A thumbnail of an image (64, 256 or 1024 px box)', [{ name: 'size', in: 'query', required: false, schema: { type: 'string', enum: [...THUMBNAIL_NAMES], default: 'small' } }]) },
+      get: {
+        operationId: 'filesThumbnail',
+        ...image('A thumbnail of an image (64, 256 or 1024 px box)', [
+          { name: 'size', in: 'query', required: false, schema: { type: 'string', enum: [...THUMBNAIL_NAMES], default: 'small' } },
+        ]),
+      },
     },
     [`${base}/{fileId}/preview`]: {
       get: {

@@ -81,7 +81,12 @@ export function sniffMime(head: Buffer): string | undefined {
   if (ascii(head, 'GIF87a') || ascii(head, 'GIF89a')) return 'image/gif';
   if (ascii(head, 'RIFF') && ascii(head, 'WEBP', 8)) return 'image/webp';
   if (ascii(head, '%PDF-')) return 'application/pdf';
-  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06]) || startsWith(head, [0x50, 0x4b, 0x07, 0x08])) return 'application/zip';
+  if (
+    startsWith(head, [0x50, 0x4b, 0x03, 0x04]) ||
+    startsWith(head, [0x50, 0x4b, 0x05, 0x06]) ||
+    startsWith(head, [0x50, 0x4b, 0x07, 0x08])
+  )
+    return 'application/zip';
   if (startsWith(head, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'application/x-cfb';
   if (startsWith(head, [0x1f, 0x8b])) return 'application/gzip';
   if (ascii(head, 'BM') && head.length >= 14 && head.readUInt32LE(10) < 1 << 20 && head[6] === 0 && head[7] === 0) return 'image/bmp';
@@ -125,7 +130,11 @@ function sniffText(head: Buffer): string | undefined {
   if (trimmed.startsWith('<') && /<svg[\s>]/i.test(trimmed)) {
     // Only comments, an XML declaration or a DOCTYPE may come before the root element.
     const beforeRoot = trimmed.slice(0, trimmed.search(/<svg[\s>]/i));
-    const rest = beforeRoot.replace(/<\?xml[\s\S]*?\?>/gi, '').replace(/<!--[\s\S]*?-->/g, '').replace(/<!DOCTYPE[^>]*>/gi, '').trim();
+    const rest = beforeRoot
+      .replace(/<\?xml[\s\S]*?\?>/gi, '')
+      .replace(/<!--[\s\S]*?-->/g, '')
+      .replace(/<!DOCTYPE[^>]*>/gi, '')
+      .trim();
     if (rest === '') return 'image/svg+xml';
   }
   return 'text/plain';

@@ -31,7 +31,9 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
     try {
       for (const record of records) await rt.records.save(record);
     } catch (err) {
-      await Promise.all(records.map((r) => Promise.all([rt.storage.delete(r.id).catch(() => false), rt.records.delete(r.id).catch(() => undefined)])));
+      await Promise.all(
+        records.map((r) => Promise.all([rt.storage.delete(r.id).catch(() => false), rt.records.delete(r.id).catch(() => undefined)])),
+      );
       throw err;
     }
     const fieldType = form.object ? rt.kernel.engine.object(form.object).def.fields[form.field!]?.type : undefined;
@@ -45,7 +47,12 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
 }
 
 /** The field an upload names, checked: it exists, is a file/image field, and the caller may write it. */
-async function rulesFor(rt: FilesRuntime, ctx: RequestContext, object: string | undefined, field: string | undefined): Promise<UploadRules> {
+async function rulesFor(
+  rt: FilesRuntime,
+  ctx: RequestContext,
+  object: string | undefined,
+  field: string | undefined,
+): Promise<UploadRules> {
   const maxBytes = rt.settings.maxFileSize;
   if (object === undefined && field === undefined) return { maxBytes };
   if (!object || !field) throw new ObjectQLError('INVALID_REQUEST', 'Parts object and field go together: give both or neither');
@@ -54,7 +61,12 @@ async function rulesFor(rt: FilesRuntime, ctx: RequestContext, object: string | 
   // A field hidden from the caller reads as one that does not exist, as everywhere else.
   const f = access?.allowed.read && !access.readable.has(field) ? undefined : compiled?.def.fields[field];
   if (!f || (f.type !== 'file' && f.type !== 'image')) {
-    throw new ObjectQLError('FILE_VALIDATION_ERROR', `'${object}.${field}' is not a file or image field`, { file: null, reason: 'invalid_field', object, field });
+    throw new ObjectQLError('FILE_VALIDATION_ERROR', `'${object}.${field}' is not a file or image field`, {
+      file: null,
+      reason: 'invalid_field',
+      object,
+      field,
+    });
   }
   assertMayUpload(access!, object, field);
   return { field: f, maxBytes };

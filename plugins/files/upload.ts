@@ -47,10 +47,15 @@ interface Handlers {
  * failure every file already stored by this request is deleted before the error is thrown.
  */
 export async function receiveUpload(req: Request, partName: string, maxFiles: number, handlers: Handlers): Promise<UploadForm> {
-  if (!req.is('multipart/form-data')) throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be multipart/form-data, got '${req.get('content-type') ?? 'none'}'`);
+  if (!req.is('multipart/form-data'))
+    throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be multipart/form-data, got '${req.get('content-type') ?? 'none'}'`);
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: maxFiles, fields: 10, fieldSize: 1024, parts: maxFiles + 10 } });
+    bb = busboy({
+      headers: req.headers,
+      defParamCharset: 'utf8',
+      limits: { files: maxFiles, fields: 10, fieldSize: 1024, parts: maxFiles + 10 },
+    });
   } catch (err) {
     throw new ObjectQLError('INVALID_REQUEST', `Malformed multipart request: ${(err as Error).message}`);
   }
@@ -94,7 +99,9 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
       }
     })();
   });
-  bb.on('filesLimit', () => fail(new ObjectQLError('FILE_VALIDATION_ERROR', `At most ${maxFiles} file(s) per request`, { file: null, reason: 'too_many_files' })));
+  bb.on('filesLimit', () =>
+    fail(new ObjectQLError('FILE_VALIDATION_ERROR', `At most ${maxFiles} file(s) per request`, { file: null, reason: 'too_many_files' })),
+  );
   bb.on('fieldsLimit', () => fail(new ObjectQLError('INVALID_REQUEST', 'Too many form fields')));
   bb.on('partsLimit', () => fail(new ObjectQLError('INVALID_REQUEST', 'Too many form parts')));
 
@@ -121,13 +128,24 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
   return form;
 }
 
-async function receiveFile(stream: Readable, filename: string, rules: UploadRules, handlers: Handlers, folder: string | undefined, stored: StoredFile[]): Promise<UploadedFile> {
+async function receiveFile(
+  stream: Readable,
+  filename: string,
+  rules: UploadRules,
+  handlers: Handlers,
+  folder: string | undefined,
+  stored: StoredFile[],
+): Promise<UploadedFile> {
   const name = safeName(filename);
   const field = rules.field;
   const ext = fileExtension(name);
   const accept = field?.accept?.length ? field.accept : field?.type === 'image' ? IMAGE_DEFAULT_ACCEPT : undefined;
   const notAllowed = () =>
-    new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${name}': type '${ext || '(no extension)'}' is not allowed; accepted: ${accept!.join(', ')}`, { file: name, extension: ext, accept });
+    new ObjectQLError(
+      'FILE_TYPE_NOT_ALLOWED',
+      `File '${name}': type '${ext || '(no extension)'}' is not allowed; accepted: ${accept!.join(', ')}`,
+      { file: name, extension: ext, accept },
+    );
   // With extensions only, the name decides before a byte is stored; MIME entries wait for the sniff.
   if (accept && !accept.some((a) => a.includes('/')) && !isAccepted(accept, name, '')) throw notAllowed();
   let total = 0;
@@ -138,7 +156,11 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
   const headBytes = Buffer.concat(head.chunks);
   const sniffed = sniffMime(headBytes);
   if (headBytes.length > 0 && ext && !extensionsCompatible(ext, sniffed)) {
-    throw new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${name}': content (${sniffed ?? 'unrecognised'}) does not match its extension '${ext}'`, { file: name, extension: ext, type: sniffed });
+    throw new ObjectQLError(
+      'FILE_TYPE_NOT_ALLOWED',
+      `File '${name}': content (${sniffed ?? 'unrecognised'}) does not match its extension '${ext}'`,
+      { file: name, extension: ext, type: sniffed },
+    );
   }
   const claimed = ext ? mimeForExtension(ext) : undefined;
   const type = (sniffed === 'text/plain' ? claimed : undefined) ?? sniffed ?? claimed ?? 'application/octet-stream';
@@ -165,22 +187,36 @@ async function receiveFile(stream: Readable, filename: string, rules: UploadRule
   stored.push(result);
   if (result.size > maxBytes) throw tooLarge(name, result.size, maxBytes);
   if (field?.min_size !== undefined && result.size < field.min_size) {
-    throw new ObjectQLError('FILE_TOO_SMALL', `File '${name}' is ${result.size} bytes, below the minimum of ${field.min_size}`, { file: name, size: result.size, min_size: field.min_size });
+    throw new ObjectQLError('FILE_TOO_SMALL', `File '${name}' is ${result.size} bytes, below the minimum of ${field.min_size}`, {
+      file: name,
+      size: result.size,
+      min_size: field.min_size,
+    });
   }
   const file: UploadedFile = { stored: result, name, type };
   if (type.startsWith('image/')) {
-    const size = await imageInput(handlers.storage, result.id).then((input) => (input ? imageSize(input) : undefined)).catch(() => undefined);
+    const size = await imageInput(handlers.storage, result.id)
+      .then((input) => (input ? imageSize(input) : undefined))
+      .catch(() => undefined);
     if (size) {
       file.width = size.width;
       file.height = size.height;
     }
     if (field?.type === 'image') {
-      if (!size) throw new ObjectQLError('FILE_VALIDATION_ERROR', `File '${name}' is not a readable image`, { file: name, reason: 'unreadable_image' });
+      if (!size)
+        throw new ObjectQLError('FILE_VALIDATION_ERROR', `File '${name}' is not a readable image`, {
+          file: name,
+          reason: 'unreadable_image',
+        });
       const problems: string[] = [];
-      if (field.max_width !== undefined && size.width > field.max_width) problems.push(`width ${size.width} > max_width ${field.max_width}`);
-      if (field.min_width !== undefined && size.width < field.min_width) problems.push(`width ${size.width} < min_width ${field.min_width}`);
-      if (field.max_height !== undefined && size.height > field.max_height) problems.push(`height ${size.height} > max_height ${field.max_height}`);
-      if (field.min_height !== undefined && size.height < field.min_height) problems.push(`height ${size.height} < min_height ${field.min_height}`);
+      if (field.max_width !== undefined && size.width > field.max_width)
+        problems.push(`width ${size.width} > max_width ${field.max_width}`);
+      if (field.min_width !== undefined && size.width < field.min_width)
+        problems.push(`width ${size.width} < min_width ${field.min_width}`);
+      if (field.max_height !== undefined && size.height > field.max_height)
+        problems.push(`height ${size.height} > max_height ${field.max_height}`);
+      if (field.min_height !== undefined && size.height < field.min_height)
+        problems.push(`height ${size.height} < min_height ${field.min_height}`);
       if (problems.length) {
         throw new ObjectQLError('IMAGE_DIMENSIONS_INVALID', `Image '${name}' is ${size.width}x${size.height}: ${problems.join(', ')}`, {
           file: name,
@@ -207,7 +243,11 @@ function storageFailure(err: unknown, name: string): ObjectQLError {
 }
 
 function tooLarge(name: string, size: number, maxBytes: number): ObjectQLError {
-  return new ObjectQLError('FILE_TOO_LARGE', `File '${name}' is ${size} bytes, above the maximum of ${maxBytes}`, { file: name, size, max_size: maxBytes });
+  return new ObjectQLError('FILE_TOO_LARGE', `File '${name}' is ${size} bytes, above the maximum of ${maxBytes}`, {
+    file: name,
+    size,
+    max_size: maxBytes,
+  });
 }
 
 function readHead(stream: Readable, bytes: number): Promise<{ chunks: Buffer[]; ended: boolean }> {
@@ -246,8 +286,14 @@ function drain(stream: Readable): Promise<void> {
 
 /** The client's file name without any directory part or control characters. */
 export function safeName(filename: string | undefined): string {
-  const base = String(filename ?? '').split(/[\\/]/).pop() ?? '';
+  const base =
+    String(filename ?? '')
+      .split(/[\\/]/)
+      .pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return clean && clean !== '.' && clean !== '..' ? clean : 'file';
 }

@@ -31,5 +31,10 @@ export function formatError(error: GraphQLError, log: Log, code?: string): Graph
   if (!known) log(original, `GraphQL resolver failed at ${error.path?.join('.') ?? '?'}`);
   const extensions: Record<string, unknown> = { code: e.code };
   if (e.details !== undefined) extensions.details = e.details;
-  return { message: e.message, ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}), extensions };
+  return {
+    message: e.message,
+    ...(formatted.locations ? { locations: formatted.locations } : {}),
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions,
+  };
 }

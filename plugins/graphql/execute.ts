@@ -9,8 +9,16 @@
  * 405 with `Allow: POST` for a mutation sent by GET.
  */
 import {
-  execute, getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate,
-  type DocumentNode, type GraphQLFormattedError, type GraphQLSchema,
+  execute,
+  getOperationAST,
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
 } from 'graphql';
 import type { GraphQLContext } from './context';
 import { DOCUMENT_CODES, formatError, type Log } from './errors';
@@ -48,14 +56,23 @@ export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context
   const document = checked.document;
   const operation = getOperationAST(document, params.operationName);
   if (!operation) {
-    const message = params.operationName ? `Unknown operation named '${params.operationName}'` : 'The document has several operations: name one in operationName';
+    const message = params.operationName
+      ? `Unknown operation named '${params.operationName}'`
+      : 'The document has several operations: name one in operationName';
     return failure(400, message, 'INVALID_REQUEST');
   }
   if (req.method === 'GET' && operation.operation !== 'query') {
     return { ...failure(405, `A ${operation.operation} cannot be sent with GET; use POST`, 'INVALID_REQUEST'), headers: { Allow: 'POST' } };
   }
-  if (operation.operation === 'subscription') return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
-  const result = await execute({ schema: ex.schema, document, variableValues: params.variables, operationName: params.operationName, contextValue: context });
+  if (operation.operation === 'subscription')
+    return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
+  const result = await execute({
+    schema: ex.schema,
+    document,
+    variableValues: params.variables,
+    operationName: params.operationName,
+    contextValue: context,
+  });
   const errors = result.errors?.map((e) => formatError(e, ex.log, 'data' in result ? undefined : DOCUMENT_CODES.BAD_USER_INPUT));
   // No `data` at all: the operation never started (variables that do not fit its definitions).
   if (!('data' in result)) return { status: 400, body: { errors } };
@@ -70,10 +87,12 @@ interface Params {
 
 function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   const p = req.params;
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) return { error: 'The request body must be a JSON object {query, variables?, operationName?}' };
+  if (typeof p !== 'object' || p === null || Array.isArray(p))
+    return { error: 'The request body must be a JSON object {query, variables?, operationName?}' };
   const { query, variables, operationName } = p as Record<string, unknown>;
   if (typeof query !== 'string' || !query.trim()) return { error: "'query' is required: the GraphQL document as a string" };
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return { error: "'operationName' must be a string" };
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return { error: "'operationName' must be a string" };
   let vars = variables;
   if (req.method === 'GET' && typeof vars === 'string') {
     try {
@@ -82,8 +101,13 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
       return { error: "'variables' must be a JSON object" };
     }
   }
-  if (vars !== undefined && vars !== null && (typeof vars !== 'object' || Array.isArray(vars))) return { error: "'variables' must be a JSON object" };
-  return { query, variables: (vars ?? undefined) as Record<string, unknown> | undefined, operationName: (operationName ?? undefined) as string | undefined };
+  if (vars !== undefined && vars !== null && (typeof vars !== 'object' || Array.isArray(vars)))
+    return { error: "'variables' must be a JSON object" };
+  return {
+    query,
+    variables: (vars ?? undefined) as Record<string, unknown> | undefined,
+    operationName: (operationName ?? undefined) as string | undefined,
+  };
 }
 
 /** The parsed and validated document, or its errors; both remembered for this schema. */

@@ -25,7 +25,12 @@ export const GRAPHIQL_PAGE_CSS = 'objectql-graphiql.css';
 export const GRAPHIQL_ASSETS: ReadonlyArray<{ name: string; pkg: string; file: string; type: string }> = [
   { name: 'graphiql.min.css', pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css; charset=utf-8' },
   { name: 'react.production.min.js', pkg: 'react', file: 'umd/react.production.min.js', type: 'text/javascript; charset=utf-8' },
-  { name: 'react-dom.production.min.js', pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript; charset=utf-8' },
+  {
+    name: 'react-dom.production.min.js',
+    pkg: 'react-dom',
+    file: 'umd/react-dom.production.min.js',
+    type: 'text/javascript; charset=utf-8',
+  },
   { name: 'graphiql.min.js', pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript; charset=utf-8' },
 ];
 
@@ -67,7 +72,11 @@ export function mountGraphiQL(router: Router, path: string, options: GraphiQLOpt
   const assetBase = `${endpoint === '/' ? '' : endpoint}/${GRAPHIQL_ASSET_DIR}`;
   const page = graphiqlPage(options.title ?? 'GraphiQL', assetBase);
   const init = graphiqlInitializer(endpoint);
-  const files = GRAPHIQL_ASSETS.map((a) => ({ ...a, root: join(packageDir(a.pkg), dirname(a.file)), base: a.file.slice(a.file.lastIndexOf('/') + 1) }));
+  const files = GRAPHIQL_ASSETS.map((a) => ({
+    ...a,
+    root: join(packageDir(a.pkg), dirname(a.file)),
+    base: a.file.slice(a.file.lastIndexOf('/') + 1),
+  }));
 
   router.get(endpoint, (req: Request, res: Response, next: NextFunction) => {
     if (!wantsGraphiQL(req)) return next();
@@ -81,10 +90,14 @@ export function mountGraphiQL(router: Router, path: string, options: GraphiQLOpt
   });
   for (const f of files) {
     router.get(`${assetBase}/${f.name}`, (_req, res, next) => {
-      res.sendFile(f.base, { root: f.root, maxAge: ASSET_MAX_AGE, headers: { 'Content-Type': f.type, 'X-Content-Type-Options': 'nosniff' } }, (err) => {
-        // A browser leaving mid-file (ECONNABORTED) is no error to report.
-        if (err && !res.headersSent && (err as NodeJS.ErrnoException).code !== 'ECONNABORTED') next(err);
-      });
+      res.sendFile(
+        f.base,
+        { root: f.root, maxAge: ASSET_MAX_AGE, headers: { 'Content-Type': f.type, 'X-Content-Type-Options': 'nosniff' } },
+        (err) => {
+          // A browser leaving mid-file (ECONNABORTED) is no error to report.
+          if (err && !res.headersSent && (err as NodeJS.ErrnoException).code !== 'ECONNABORTED') next(err);
+        },
+      );
     });
   }
 }
@@ -103,8 +116,12 @@ export function wantsGraphiQL(req: Request): boolean {
 /** `assetBase`: where the files are, e.g. '/api/graphql/graphiql'. */
 export function graphiqlPage(title: string, assetBase: string): string {
   const asset = (name: string) => escapeHtml(`${assetBase}/${name}`);
-  const styles = GRAPHIQL_ASSETS.filter((a) => a.name.endsWith('.css')).map((a) => `  <link rel="stylesheet" href="${asset(a.name)}">\n`).join('');
-  const scripts = GRAPHIQL_ASSETS.filter((a) => a.name.endsWith('.js')).map((a) => `  <script src="${asset(a.name)}"></script>\n`).join('');
+  const styles = GRAPHIQL_ASSETS.filter((a) => a.name.endsWith('.css'))
+    .map((a) => `  <link rel="stylesheet" href="${asset(a.name)}">\n`)
+    .join('');
+  const scripts = GRAPHIQL_ASSETS.filter((a) => a.name.endsWith('.js'))
+    .map((a) => `  <script src="${asset(a.name)}"></script>\n`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head>

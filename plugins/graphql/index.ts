@@ -27,7 +27,16 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import { definePlugin, isErrorCode, listenOnOwnPort, ObjectQLError, type ErrorBody, type Kernel, type ObjectDefinition, type OwnPortServer } from '../../kernel';
+import {
+  definePlugin,
+  isErrorCode,
+  listenOnOwnPort,
+  ObjectQLError,
+  type ErrorBody,
+  type Kernel,
+  type ObjectDefinition,
+  type OwnPortServer,
+} from '../../kernel';
 import type { GraphQLPluginApi, SubscriptionsModule } from './api';
 import { SchemaCache } from './cache';
 import { contextFor } from './context';
@@ -43,7 +52,14 @@ export { contextFor, type GraphQLContext } from './context';
 export { DOCUMENT_CODES } from './errors';
 export type { GraphQLOptions, GraphQLSettings } from './options';
 export { typeName, objectNames, type ObjectNames } from './naming';
-export { buildSchema, type BuildOptions, type BuiltSchema, type ResolverMap, type SchemaContribution, type SchemaContributor } from './schema';
+export {
+  buildSchema,
+  type BuildOptions,
+  type BuiltSchema,
+  type ResolverMap,
+  type SchemaContribution,
+  type SchemaContributor,
+} from './schema';
 
 /** With `port`: the endpoint's path on that port (spec: GraphQL API). */
 export const STANDALONE_PATH = '/graphql';
@@ -79,14 +95,35 @@ export default definePlugin((options: GraphQLOptions = {}) => {
   async function serve(req: Request, res: Response): Promise<void> {
     let response: GraphQLHttpResponse;
     if (req.method !== 'GET' && req.method !== 'POST') {
-      response = { status: 405, headers: { Allow: 'GET, POST' }, body: { errors: [{ message: `${req.method} is not served here; use POST (or GET for queries)`, extensions: { code: 'INVALID_REQUEST' } }] } };
+      response = {
+        status: 405,
+        headers: { Allow: 'GET, POST' },
+        body: {
+          errors: [{ message: `${req.method} is not served here; use POST (or GET for queries)`, extensions: { code: 'INVALID_REQUEST' } }],
+        },
+      };
     } else if (req.method === 'POST' && req.is(['application/json', 'application/*+json']) === false) {
-      response = { status: 415, body: { errors: [{ message: `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`, extensions: { code: 'INVALID_REQUEST' } }] } };
+      response = {
+        status: 415,
+        body: {
+          errors: [
+            {
+              message: `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`,
+              extensions: { code: 'INVALID_REQUEST' },
+            },
+          ],
+        },
+      };
     } else {
       const current = cache.get();
       const ctx = kernel.http.context(req);
       response = await executeHttp(
-        { schema: current.schema, documents: current.documents, introspection: settings.introspection, log: (err, message) => (req.log ?? kernel.logger).error({ err }, message) },
+        {
+          schema: current.schema,
+          documents: current.documents,
+          introspection: settings.introspection,
+          log: (err, message) => (req.log ?? kernel.logger).error({ err }, message),
+        },
         { method: req.method, params: req.method === 'GET' ? req.query : req.body },
         contextFor(ctx.user, ctx),
       );
@@ -99,7 +136,10 @@ export default definePlugin((options: GraphQLOptions = {}) => {
     name: 'graphql',
     register(k) {
       kernel = k;
-      cache = new SchemaCache(() => k.registry.objects(), (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: settings.enableFederation, contributors }));
+      cache = new SchemaCache(
+        () => k.registry.objects(),
+        (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: settings.enableFederation, contributors }),
+      );
       k.hooks.capabilities.tap('graphql', (list) => [
         ...list,
         {
@@ -163,7 +203,14 @@ export default definePlugin((options: GraphQLOptions = {}) => {
         req.url = path + (mark < 0 ? '' : url.slice(mark));
         ownPort.add(req);
       } else if (reqPath !== '/health') {
-        const body = { errors: [{ message: `No route for ${req.method} ${reqPath}: this port serves GraphQL at ${STANDALONE_PATH}`, extensions: { code: 'NOT_FOUND' } }] };
+        const body = {
+          errors: [
+            {
+              message: `No route for ${req.method} ${reqPath}: this port serves GraphQL at ${STANDALONE_PATH}`,
+              extensions: { code: 'NOT_FOUND' },
+            },
+          ],
+        };
         res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
         return;
       }
@@ -184,5 +231,7 @@ function asGraphQLErrorBody(body: unknown): unknown {
   const error = (body as Partial<ErrorBody> | undefined)?.error;
   if (!error || !isErrorCode(error.code)) return body;
   const e = new ObjectQLError(error.code, error.message, error.details);
-  return { errors: [{ message: e.message, extensions: e.details === undefined ? { code: e.code } : { code: e.code, details: e.details } }] };
+  return {
+    errors: [{ message: e.message, extensions: e.details === undefined ? { code: e.code } : { code: e.code, details: e.details } }],
+  };
 }

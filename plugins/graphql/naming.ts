@@ -28,7 +28,16 @@ export function typeName(object: string): string {
 
 export function objectNames(object: string): ObjectNames {
   const type = typeName(object);
-  return { object, type, input: `${type}Input`, one: object, list: `${object}List`, create: `create${type}`, update: `update${type}`, delete: `delete${type}` };
+  return {
+    object,
+    type,
+    input: `${type}Input`,
+    one: object,
+    list: `${object}List`,
+    create: `create${type}`,
+    update: `update${type}`,
+    delete: `delete${type}`,
+  };
 }
 
 /**
@@ -41,17 +50,22 @@ export function namesOf(objects: ObjectDefinition[]): ObjectNames[] {
   const rootFields = new Map<string, string>();
   const claim = (map: Map<string, string>, name: string, owner: string, what: string) => {
     const other = map.get(name);
-    if (other !== undefined) throw new PluginError(`Plugin 'graphql': ${owner} maps to the ${what} '${name}', which ${other} maps to as well; rename one of them`);
+    if (other !== undefined)
+      throw new PluginError(`Plugin 'graphql': ${owner} maps to the ${what} '${name}', which ${other} maps to as well; rename one of them`);
     map.set(name, owner);
   };
   return objects.map((def) => {
     const owner = `object '${def.name}'`;
     if (!GRAPHQL_NAME.test(def.name) || def.name.startsWith('__')) {
-      throw new PluginError(`Plugin 'graphql': ${owner} has no valid GraphQL name (letters, digits and _, not starting with a digit or __)`);
+      throw new PluginError(
+        `Plugin 'graphql': ${owner} has no valid GraphQL name (letters, digits and _, not starting with a digit or __)`,
+      );
     }
     for (const field of Object.keys(def.fields)) {
       if (!GRAPHQL_NAME.test(field) || field.startsWith('__')) {
-        throw new PluginError(`Plugin 'graphql': field '${field}' of ${owner} has no valid GraphQL name (letters, digits and _, not starting with a digit or __)`);
+        throw new PluginError(
+          `Plugin 'graphql': field '${field}' of ${owner} has no valid GraphQL name (letters, digits and _, not starting with a digit or __)`,
+        );
       }
     }
     const names = objectNames(def.name);

@@ -13,21 +13,35 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const flag = z.boolean({ error: 'must be true or false' });
 
 const isPubSub = (v: unknown): v is PubSub =>
-  typeof v === 'object' && v !== null && typeof (v as { publish?: unknown }).publish === 'function' && typeof (v as { subscribe?: unknown }).subscribe === 'function';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { publish?: unknown }).publish === 'function' &&
+  typeof (v as { subscribe?: unknown }).subscribe === 'function';
 
-const schema = z.strictObject({
-  path: z
-    .string({ error: "must be a path such as '/api/graphql'" })
-    .regex(PATH, "must be a path of plain segments such as '/api/graphql' (letters, digits, - . _ ~; no trailing slash)")
-    .default('/api/graphql'),
-  port: z.number({ error: 'must be a port number' }).int('must be a whole number').min(0, 'must be between 0 and 65535').max(65535, 'must be between 0 and 65535').optional(),
-  introspection: flag.default(true),
-  enableSubscriptions: flag.default(true),
-  enableFederation: flag.default(false),
-  federationServiceName: z.string({ error: 'must be a string' }).regex(NAME, 'must be a name of letters, digits, _ and -, not starting with a digit').default('objectql'),
-  /** A publish/subscribe instance of the caller's own, for subscriptions (default: the kernel's). */
-  pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
-}, { error: 'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, pubsub?}' });
+const schema = z.strictObject(
+  {
+    path: z
+      .string({ error: "must be a path such as '/api/graphql'" })
+      .regex(PATH, "must be a path of plain segments such as '/api/graphql' (letters, digits, - . _ ~; no trailing slash)")
+      .default('/api/graphql'),
+    port: z
+      .number({ error: 'must be a port number' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 65535')
+      .max(65535, 'must be between 0 and 65535')
+      .optional(),
+    introspection: flag.default(true),
+    enableSubscriptions: flag.default(true),
+    enableFederation: flag.default(false),
+    federationServiceName: z
+      .string({ error: 'must be a string' })
+      .regex(NAME, 'must be a name of letters, digits, _ and -, not starting with a digit')
+      .default('objectql'),
+    /** A publish/subscribe instance of the caller's own, for subscriptions (default: the kernel's). */
+    pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
+  },
+  { error: 'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, pubsub?}' },
+);
 
 export type GraphQLOptions = z.input<typeof schema>;
 export type GraphQLSettings = z.output<typeof schema>;

@@ -29,18 +29,25 @@ export interface ListArgs {
 
 export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames): ObjectResolvers {
   const object = def.name;
-  const jsonFields = Object.values(def.fields).filter(isJsonField).map((f) => f.name);
+  const jsonFields = Object.values(def.fields)
+    .filter(isJsonField)
+    .map((f) => f.name);
   const byId = (id: string, fields: string[]): FindOptions => ({ fields, filter: { field: 'id', op: 'eq', value: id } });
 
   const type: Record<string, unknown> = {};
   for (const name of jsonFields) type[name] = (record: DataRecord) => toJsonText(record[name]);
   type.__resolveReference = (reference: { id?: unknown }, context: GraphQLContext, info: GraphQLResolveInfo) => {
-    if (typeof reference.id !== 'string') throw new ObjectQLError('INVALID_REQUEST', `A ${names.type} representation needs 'id', a string`, { field: 'id' });
+    if (typeof reference.id !== 'string')
+      throw new ObjectQLError('INVALID_REQUEST', `A ${names.type} representation needs 'id', a string`, { field: 'id' });
     return engine.repo(object, context.request).findOne(byId(reference.id, selectedFields(info, names.type)));
   };
 
   /** Writes, then reads the record back with the selected fields, in one unit of work: a refused selection undoes the write. */
-  const writeAndRead = (context: GraphQLContext, info: GraphQLResolveInfo, write: (repo: ReturnType<DataEngine['repo']>) => Promise<DataRecord>) =>
+  const writeAndRead = (
+    context: GraphQLContext,
+    info: GraphQLResolveInfo,
+    write: (repo: ReturnType<DataEngine['repo']>) => Promise<DataRecord>,
+  ) =>
     engine.transaction(context.request, async (api) => {
       const repo = api.repo(object);
       const written = await write(repo);
@@ -52,7 +59,8 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
   return {
     type,
     query: {
-      [names.one]: (_p, args, context, info) => engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
+      [names.one]: (_p, args, context, info) =>
+        engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
       [names.list]: async (_p, args, context, info) => {
         const options = listOptions(args as ListArgs, selectedFields(info, names.type));
         return (await engine.repo(object, context.request).find(options)).items;
@@ -60,7 +68,8 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     },
     mutation: {
       [names.create]: (_p, args, context, info) => writeAndRead(context, info, (repo) => repo.create(inputData(args.input, def))),
-      [names.update]: (_p, args, context, info) => writeAndRead(context, info, (repo) => repo.update(String(args.id), inputData(args.input, def))),
+      [names.update]: (_p, args, context, info) =>
+        writeAndRead(context, info, (repo) => repo.update(String(args.id), inputData(args.input, def))),
       [names.delete]: (_p, args, context) => engine.repo(object, context.request).delete(String(args.id)),
     },
   };
@@ -70,7 +79,11 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
 export function listOptions(args: ListArgs, selected: string[]): FindOptions {
   const options: FindOptions = { fields: [...new Set([...selected, ...(args.fields ?? []).filter((f): f is string => f !== null)])] };
   if (args.top != null && args.limit != null && args.top !== args.limit) {
-    throw new ObjectQLError('INVALID_REQUEST', `'limit' is a deprecated alias of 'top'; give one of them (got top ${args.top}, limit ${args.limit})`, { field: 'limit' });
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `'limit' is a deprecated alias of 'top'; give one of them (got top ${args.top}, limit ${args.limit})`,
+      { field: 'limit' },
+    );
   }
   const top = args.top ?? args.limit;
   if (top != null) options.top = top;
@@ -78,7 +91,9 @@ export function listOptions(args: ListArgs, selected: string[]): FindOptions {
   if (args.filters != null) options.filters = parseJsonArgument(args.filters, 'filters', 'a filter in the array or map form');
   if (args.sort != null) {
     const sort = args.sort.trim();
-    options.sort = sort.startsWith('[') ? (parseJsonArgument(sort, 'sort', "a sort such as '-name' or [[\"name\", \"desc\"]]") as FindOptions['sort']) : sort;
+    options.sort = sort.startsWith('[')
+      ? (parseJsonArgument(sort, 'sort', 'a sort such as \'-name\' or [["name", "desc"]]') as FindOptions['sort'])
+      : sort;
   }
   return options;
 }

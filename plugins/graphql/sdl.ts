@@ -34,7 +34,10 @@ export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation:
   const mutations = [`  ${names.delete}(id: String!): DeleteResult`];
   if (input.length) {
     types.push(`"""Field values of a ${def.name}; every field optional."""\ninput ${names.input} {\n${input.join('\n')}\n}`);
-    mutations.unshift(`  ${names.create}(input: ${names.input}!): ${names.type}`, `  ${names.update}(id: String!, input: ${names.input}!): ${names.type}`);
+    mutations.unshift(
+      `  ${names.create}(input: ${names.input}!): ${names.type}`,
+      `  ${names.update}(id: String!, input: ${names.input}!): ${names.type}`,
+    );
   }
   return { types: types.join('\n\n'), queries, mutations };
 }

@@ -3,7 +3,17 @@
  * caller may not read is refused exactly as an unknown field is (the schema is the same for
  * everybody; permissions are the engine's). Fragments and @skip / @include are honoured. Pure.
  */
-import { getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type FragmentSpreadNode, type GraphQLResolveInfo, type InlineFragmentNode, type SelectionSetNode } from 'graphql';
+import {
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type FieldNode,
+  type FragmentSpreadNode,
+  type GraphQLResolveInfo,
+  type InlineFragmentNode,
+  type SelectionSetNode,
+} from 'graphql';
 
 type Info = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>;
 

@@ -3,12 +3,33 @@
  * no registry. A descriptor carries only what a client may see: never the file a definition came
  * from (`source`), and only the fields the caller may read.
  */
-import type { ActionDefinition, ActionParam, FieldDefinition, FieldValidation, HookDescriptor, ObjectDefinition, SelectOption } from '../../kernel';
+import type {
+  ActionDefinition,
+  ActionParam,
+  FieldDefinition,
+  FieldValidation,
+  HookDescriptor,
+  ObjectDefinition,
+  SelectOption,
+} from '../../kernel';
 
 /** Properties copied as they are when the definition sets them. */
 const OPTIONAL_KEYS = [
-  'description', 'defaultValue', 'reference_to', 'min', 'max', 'min_length', 'max_length', 'scale',
-  'accept', 'max_size', 'min_size', 'max_width', 'max_height', 'min_width', 'min_height',
+  'description',
+  'defaultValue',
+  'reference_to',
+  'min',
+  'max',
+  'min_length',
+  'max_length',
+  'scale',
+  'accept',
+  'max_size',
+  'min_size',
+  'max_width',
+  'max_height',
+  'min_width',
+  'min_height',
 ] as const satisfies ReadonlyArray<keyof FieldDefinition>;
 
 /** The spec's field descriptor: the definition's own properties (as they are), select options as values. */
@@ -105,7 +126,13 @@ function describeParam(param: ActionParam): ParamDescriptor {
 
 export function describeAction(action: ActionDefinition): ActionDescriptor {
   const params = Object.fromEntries(Object.entries(action.params).map(([name, p]) => [name, describeParam(p)]));
-  return { name: action.name, type: action.type, label: action.label, ...(action.description ? { description: action.description } : {}), params };
+  return {
+    name: action.name,
+    type: action.type,
+    label: action.label,
+    ...(action.description ? { description: action.description } : {}),
+    params,
+  };
 }
 
 export function describeActions(def: ObjectDefinition): ActionDescriptor[] {

@@ -5,7 +5,18 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { definePlugin, isAnonymous, ObjectQLError, sendError, type Kernel, type ObjectDefinition } from '../../kernel';
-import { getEntry, getField, getObject, listActions, listEntries, listObjects, refuseWrite, requireAdmin, updateObjectInfo, type Viewer } from './mapping';
+import {
+  getEntry,
+  getField,
+  getObject,
+  listActions,
+  listEntries,
+  listObjects,
+  refuseWrite,
+  requireAdmin,
+  updateObjectInfo,
+  type Viewer,
+} from './mapping';
 import { addMetadataPaths } from './openapi';
 
 export default definePlugin(() => {
@@ -43,28 +54,64 @@ export default definePlugin(() => {
       const base = k.config.routes.metadata;
       const both = (suffix: string) => [`${base}/objects${suffix}`, `${base}/object${suffix}`];
       const routes = [
-        `GET ${base}/objects`, `GET ${base}/objects/:name`, `GET ${base}/objects/:name/fields/:field`, `GET ${base}/objects/:name/actions`,
-        `PUT ${base}/object/:name`, `GET ${base}/:type`, `GET ${base}/:type/:id`, `POST ${base}/:type/:id`,
+        `GET ${base}/objects`,
+        `GET ${base}/objects/:name`,
+        `GET ${base}/objects/:name/fields/:field`,
+        `GET ${base}/objects/:name/actions`,
+        `PUT ${base}/object/:name`,
+        `GET ${base}/:type`,
+        `GET ${base}/:type/:id`,
+        `POST ${base}/:type/:id`,
       ];
-      k.hooks.capabilities.tap('metadata', (list) => [...list, { plugin: 'metadata', protocol: 'metadata', routes, aliases: { objects: 'object' }, writable: false }]);
+      k.hooks.capabilities.tap('metadata', (list) => [
+        ...list,
+        { plugin: 'metadata', protocol: 'metadata', routes, aliases: { objects: 'object' }, writable: false },
+      ]);
       k.hooks.openapi.tap('metadata', (doc) => addMetadataPaths(doc, base));
       k.hooks.routes.tapPromise('metadata', async (router) => {
         const registry = () => kernel.registry;
-        router.get(`${base}/objects`, handle((viewer) => listObjects(registry(), viewer)));
-        router.get(both('/:name'), handle((viewer, p) => getObject(registry(), viewer, p.name)));
-        router.get(both('/:name/fields/:field'), handle((viewer, p) => getField(registry(), viewer, p.name, p.field)));
-        router.get(both('/:name/actions'), handle((viewer, p) => listActions(registry(), viewer, p.name)));
-        router.put(both('/:name'), handle((viewer, p, req) => {
-          // Who asks comes first; then a body not declared as JSON (never parsed) is named as such.
-          requireAdmin(viewer, 'Updating object metadata');
-          if (req.is(['application/json', 'application/*+json']) === false) {
-            throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`);
-          }
-          return updateObjectInfo(registry(), viewer, p.name, req.body);
-        }));
-        router.get(`${base}/:type`, handle((viewer, p) => listEntries(registry(), viewer, p.type)));
-        router.get(`${base}/:type/:id`, handle((viewer, p) => getEntry(registry(), viewer, p.type, p.id)));
-        router.post(`${base}/:type/:id`, handle((viewer, p) => refuseWrite(viewer, p.type, p.id, base)));
+        router.get(
+          `${base}/objects`,
+          handle((viewer) => listObjects(registry(), viewer)),
+        );
+        router.get(
+          both('/:name'),
+          handle((viewer, p) => getObject(registry(), viewer, p.name)),
+        );
+        router.get(
+          both('/:name/fields/:field'),
+          handle((viewer, p) => getField(registry(), viewer, p.name, p.field)),
+        );
+        router.get(
+          both('/:name/actions'),
+          handle((viewer, p) => listActions(registry(), viewer, p.name)),
+        );
+        router.put(
+          both('/:name'),
+          handle((viewer, p, req) => {
+            // Who asks comes first; then a body not declared as JSON (never parsed) is named as such.
+            requireAdmin(viewer, 'Updating object metadata');
+            if (req.is(['application/json', 'application/*+json']) === false) {
+              throw new ObjectQLError(
+                'INVALID_REQUEST',
+                `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`,
+              );
+            }
+            return updateObjectInfo(registry(), viewer, p.name, req.body);
+          }),
+        );
+        router.get(
+          `${base}/:type`,
+          handle((viewer, p) => listEntries(registry(), viewer, p.type)),
+        );
+        router.get(
+          `${base}/:type/:id`,
+          handle((viewer, p) => getEntry(registry(), viewer, p.type, p.id)),
+        );
+        router.post(
+          `${base}/:type/:id`,
+          handle((viewer, p) => refuseWrite(viewer, p.type, p.id, base)),
+        );
       });
     },
   };

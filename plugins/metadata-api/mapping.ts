@@ -4,7 +4,17 @@
  * to a route, and builds the Viewer from the request's identity and the engine's permissions.
  */
 import { isAnonymous, ObjectQLError, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
-import { describeActions, describeField, describeObject, summariseObject, visibleFields, type ActionDescriptor, type FieldDescriptor, type ObjectDescriptor, type ObjectSummary } from './describe';
+import {
+  describeActions,
+  describeField,
+  describeObject,
+  summariseObject,
+  visibleFields,
+  type ActionDescriptor,
+  type FieldDescriptor,
+  type ObjectDescriptor,
+  type ObjectSummary,
+} from './describe';
 
 /** What the mapping reads from (and, for the PUT, writes to) the registry. */
 export type MetadataSource = Pick<MetadataRegistry, 'objects' | 'object' | 'types' | 'entries' | 'entry' | 'setObjectInfo'>;
@@ -87,15 +97,21 @@ export function parseInfoPatch(body: unknown): InfoPatch {
   const record = body as Record<string, unknown>;
   const unknown = Object.keys(record).filter((k) => !(INFO_KEYS as readonly string[]).includes(k));
   if (unknown.length) {
-    throw new ObjectQLError('INVALID_REQUEST', `Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}: only label and description can be changed`, { keys: unknown });
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}: only label and description can be changed`,
+      { keys: unknown },
+    );
   }
   const patch: InfoPatch = {};
   if (record.label !== undefined) {
-    if (typeof record.label !== 'string' || !record.label.trim()) throw new ObjectQLError('INVALID_REQUEST', "'label' must be a non-empty string", { key: 'label' });
+    if (typeof record.label !== 'string' || !record.label.trim())
+      throw new ObjectQLError('INVALID_REQUEST', "'label' must be a non-empty string", { key: 'label' });
     patch.label = record.label;
   }
   if (record.description !== undefined) {
-    if (typeof record.description !== 'string') throw new ObjectQLError('INVALID_REQUEST', "'description' must be a string", { key: 'description' });
+    if (typeof record.description !== 'string')
+      throw new ObjectQLError('INVALID_REQUEST', "'description' must be a string", { key: 'description' });
     patch.description = record.description;
   }
   if (!Object.keys(patch).length) throw new ObjectQLError('INVALID_REQUEST', 'Nothing to update: send label and/or description');

@@ -29,11 +29,32 @@ export const METADATA_SCHEMAS: Record<string, SchemaObject> = {
     type: 'object',
     required: ['name', 'type', 'label', 'required', 'unique', 'multiple'],
     properties: {
-      name: str, type: { type: 'string', enum: [...FIELD_TYPES] }, label: str, required: bool, unique: bool, multiple: bool,
-      options: { ...strings, description: 'select: the option values' }, option_labels: optionLabels,
-      readonly: bool, system: bool, index: bool, description: str, defaultValue: {}, reference_to: str,
-      min: num, max: num, min_length: num, max_length: num, scale: num,
-      accept: strings, max_size: num, min_size: num, max_width: num, max_height: num, min_width: num, min_height: num,
+      name: str,
+      type: { type: 'string', enum: [...FIELD_TYPES] },
+      label: str,
+      required: bool,
+      unique: bool,
+      multiple: bool,
+      options: { ...strings, description: 'select: the option values' },
+      option_labels: optionLabels,
+      readonly: bool,
+      system: bool,
+      index: bool,
+      description: str,
+      defaultValue: {},
+      reference_to: str,
+      min: num,
+      max: num,
+      min_length: num,
+      max_length: num,
+      scale: num,
+      accept: strings,
+      max_size: num,
+      min_size: num,
+      max_width: num,
+      max_height: num,
+      min_width: num,
+      min_height: num,
       validations: {
         type: 'array',
         description: 'only in the single-field response',
@@ -45,18 +66,35 @@ export const METADATA_SCHEMAS: Record<string, SchemaObject> = {
     type: 'object',
     required: ['name', 'type', 'label', 'params'],
     properties: {
-      name: str, type: { type: 'string', enum: ['record', 'global'] }, label: str, description: str,
+      name: str,
+      type: { type: 'string', enum: ['record', 'global'] },
+      label: str,
+      description: str,
       params: {
         type: 'object',
         additionalProperties: {
           type: 'object',
           required: ['type', 'label', 'required'],
-          properties: { type: str, label: str, required: bool, multiple: bool, options: strings, option_labels: optionLabels, reference_to: str, min: num, max: num },
+          properties: {
+            type: str,
+            label: str,
+            required: bool,
+            multiple: bool,
+            options: strings,
+            option_labels: optionLabels,
+            reference_to: str,
+            min: num,
+            max: num,
+          },
         },
       },
     },
   },
-  [S.hook]: { type: 'object', required: ['event', 'description'], properties: { event: { type: 'string', enum: [...HOOK_EVENTS] }, description: str } },
+  [S.hook]: {
+    type: 'object',
+    required: ['event', 'description'],
+    properties: { event: { type: 'string', enum: [...HOOK_EVENTS] }, description: str },
+  },
   [S.object]: {
     type: 'object',
     required: ['name', 'label', 'fields', 'actions', 'hooks'],
@@ -72,7 +110,11 @@ export const METADATA_SCHEMAS: Record<string, SchemaObject> = {
     required: ['name', 'label', 'fields', 'actions', 'hooks'],
     properties: {
       ...header,
-      fields: { type: 'object', additionalProperties: schemaRef(S.field), description: 'field name → descriptor, the fields the caller may read' },
+      fields: {
+        type: 'object',
+        additionalProperties: schemaRef(S.field),
+        description: 'field name → descriptor, the fields the caller may read',
+      },
       actions: { type: 'array', items: schemaRef(S.action) },
       hooks: { type: 'array', items: schemaRef(S.hook) },
     },
@@ -82,17 +124,35 @@ export const METADATA_SCHEMAS: Record<string, SchemaObject> = {
     required: ['type', 'items'],
     properties: {
       type: str,
-      items: { type: 'array', items: { type: 'object', required: ['id', 'content'], properties: { id: str, content: { description: 'as GET /{type}/{id} returns it' } } } },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'content'],
+          properties: { id: str, content: { description: 'as GET /{type}/{id} returns it' } },
+        },
+      },
     },
   },
-  [S.update]: { type: 'object', additionalProperties: false, minProperties: 1, properties: { label: { type: 'string', minLength: 1 }, description: str } },
+  [S.update]: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: { label: { type: 'string', minLength: 1 }, description: str },
+  },
 };
 
 const json = (schema: SchemaObject | OpenAPIV3.ReferenceObject, description = 'OK'): OpenAPIV3.ResponseObject => ({
   description,
   content: { 'application/json': { schema } },
 });
-const pathParam = (name: string, description: string): OpenAPIV3.ParameterObject => ({ name, in: 'path', required: true, description, schema: str });
+const pathParam = (name: string, description: string): OpenAPIV3.ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: str,
+});
 const params = {
   name: pathParam('name', 'object name'),
   field: pathParam('field', 'field name'),
@@ -102,8 +162,22 @@ const params = {
 
 const TAG = 'Metadata';
 
-function op(id: string, summary: string, parameters: OpenAPIV3.ParameterObject[], ok: OpenAPIV3.ResponseObject, errors: ErrorCode[], extra: Partial<OpenAPIV3.OperationObject> = {}): OpenAPIV3.OperationObject {
-  return { operationId: id, tags: [TAG], summary, parameters, ...extra, responses: { 200: ok, ...errorResponses(...errors, 'INTERNAL_ERROR') } };
+function op(
+  id: string,
+  summary: string,
+  parameters: OpenAPIV3.ParameterObject[],
+  ok: OpenAPIV3.ResponseObject,
+  errors: ErrorCode[],
+  extra: Partial<OpenAPIV3.OperationObject> = {},
+): OpenAPIV3.OperationObject {
+  return {
+    operationId: id,
+    tags: [TAG],
+    summary,
+    parameters,
+    ...extra,
+    responses: { 200: ok, ...errorResponses(...errors, 'INTERNAL_ERROR') },
+  };
 }
 
 /**
@@ -115,29 +189,72 @@ export function metadataPaths(prefix: string, adminSecurity?: OpenAPIV3.Security
   const base = prefix === '/' ? '' : prefix;
   const admin = adminSecurity?.length ? { security: adminSecurity } : {};
   const paths: OpenAPIV3.PathsObject = {
-    [`${base}/objects`]: { get: op('metadataListObjects', 'Every object the caller may read (fields as a map)', [], json({ type: 'object', required: ['objects'], properties: { objects: { type: 'array', items: schemaRef(S.summary) } } }), []) },
+    [`${base}/objects`]: {
+      get: op(
+        'metadataListObjects',
+        'Every object the caller may read (fields as a map)',
+        [],
+        json({ type: 'object', required: ['objects'], properties: { objects: { type: 'array', items: schemaRef(S.summary) } } }),
+        [],
+      ),
+    },
   };
   for (const seg of ['objects', 'object'] as const) {
     const suffix = seg === 'object' ? 'Singular' : '';
     paths[`${base}/${seg}/{name}`] = {
-      get: op(`metadataGetObject${suffix}`, 'One object: fields the caller may read, actions, hooks', [params.name], json(schemaRef(S.object)), ['NOT_FOUND']),
-      put: op(`metadataUpdateObject${suffix}`, 'Change label and/or description (admins only; in memory, until restart)', [params.name], json({ type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] } } }), ['INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'], {
-        ...admin,
-        requestBody: { required: true, content: { 'application/json': { schema: schemaRef(S.update) } } },
-      }),
+      get: op(
+        `metadataGetObject${suffix}`,
+        'One object: fields the caller may read, actions, hooks',
+        [params.name],
+        json(schemaRef(S.object)),
+        ['NOT_FOUND'],
+      ),
+      put: op(
+        `metadataUpdateObject${suffix}`,
+        'Change label and/or description (admins only; in memory, until restart)',
+        [params.name],
+        json({ type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] } } }),
+        ['INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'],
+        {
+          ...admin,
+          requestBody: { required: true, content: { 'application/json': { schema: schemaRef(S.update) } } },
+        },
+      ),
     };
     paths[`${base}/${seg}/{name}/fields/{field}`] = {
-      get: op(`metadataGetField${suffix}`, 'One field with its validations (hidden fields are not found)', [params.name, params.field], json(schemaRef(S.field)), ['NOT_FOUND']),
+      get: op(
+        `metadataGetField${suffix}`,
+        'One field with its validations (hidden fields are not found)',
+        [params.name, params.field],
+        json(schemaRef(S.field)),
+        ['NOT_FOUND'],
+      ),
     };
     paths[`${base}/${seg}/{name}/actions`] = {
-      get: op(`metadataListActions${suffix}`, "An object's actions", [params.name], json({ type: 'object', required: ['actions'], properties: { actions: { type: 'array', items: schemaRef(S.action) } } }), ['NOT_FOUND']),
+      get: op(
+        `metadataListActions${suffix}`,
+        "An object's actions",
+        [params.name],
+        json({ type: 'object', required: ['actions'], properties: { actions: { type: 'array', items: schemaRef(S.action) } } }),
+        ['NOT_FOUND'],
+      ),
     };
   }
   paths[`${base}/{type}`] = {
-    get: op('metadataListEntries', 'Every entry of a loaded metadata type', [params.type], json(schemaRef(S.entries)), ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND']),
+    get: op('metadataListEntries', 'Every entry of a loaded metadata type', [params.type], json(schemaRef(S.entries)), [
+      'UNAUTHORIZED',
+      'FORBIDDEN',
+      'NOT_FOUND',
+    ]),
   };
   paths[`${base}/{type}/{id}`] = {
-    get: op('metadataGetEntry', 'The JSON content of one entry', [params.type, params.id], json({ description: 'the entry as loaded (objects: as GET /objects/{name})' }), ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND']),
+    get: op(
+      'metadataGetEntry',
+      'The JSON content of one entry',
+      [params.type, params.id],
+      json({ description: 'the entry as loaded (objects: as GET /objects/{name})' }),
+      ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'],
+    ),
     post: {
       operationId: 'metadataWriteEntry',
       tags: [TAG],
@@ -159,7 +276,10 @@ export function addMetadataPaths(doc: OpenAPIDocument, prefix: string): OpenAPID
   return {
     ...doc,
     paths,
-    tags: [...(doc.tags ?? []), { name: TAG, description: 'Object definitions, fields, actions and every other metadata type, as each caller may see them' }],
+    tags: [
+      ...(doc.tags ?? []),
+      { name: TAG, description: 'Object definitions, fields, actions and every other metadata type, as each caller may see them' },
+    ],
     components: { ...doc.components, schemas: { ...doc.components?.schemas, ...structuredClone(METADATA_SCHEMAS) } },
   };
 }

@@ -15,21 +15,35 @@ const CORE = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OD
 
 /** The spec's type mapping; file, image, object and json values are JSON text in an Edm.String. */
 const EDM_TYPES: Record<FieldDefinition['type'], string> = {
-  text: 'Edm.String', textarea: 'Edm.String', email: 'Edm.String', url: 'Edm.String', phone: 'Edm.String',
-  number: 'Edm.Double', currency: 'Edm.Double', percent: 'Edm.Double',
+  text: 'Edm.String',
+  textarea: 'Edm.String',
+  email: 'Edm.String',
+  url: 'Edm.String',
+  phone: 'Edm.String',
+  number: 'Edm.Double',
+  currency: 'Edm.Double',
+  percent: 'Edm.Double',
   auto_number: 'Edm.Int32',
   boolean: 'Edm.Boolean',
-  date: 'Edm.Date', datetime: 'Edm.DateTimeOffset', time: 'Edm.TimeOfDay',
+  date: 'Edm.Date',
+  datetime: 'Edm.DateTimeOffset',
+  time: 'Edm.TimeOfDay',
   select: 'Edm.String',
-  lookup: 'Edm.String', master_detail: 'Edm.String',
-  file: 'Edm.String', image: 'Edm.String', object: 'Edm.String', json: 'Edm.String',
+  lookup: 'Edm.String',
+  master_detail: 'Edm.String',
+  file: 'Edm.String',
+  image: 'Edm.String',
+  object: 'Edm.String',
+  json: 'Edm.String',
   formula: 'Edm.String',
 };
 
 /** The Edm type of a field: a multiple field (other than the JSON-valued ones) is a collection. */
 export function edmType(field: FieldDefinition): string {
   const type = EDM_TYPES[field.type];
-  return field.multiple && !JSON_TYPES.has(field.type) && field.type !== 'auto_number' && field.type !== 'formula' ? `Collection(${type})` : type;
+  return field.multiple && !JSON_TYPES.has(field.type) && field.type !== 'auto_number' && field.type !== 'formula'
+    ? `Collection(${type})`
+    : type;
 }
 
 export interface EdmxObject {
@@ -51,7 +65,11 @@ export function buildEdmx(objects: EdmxObject[]): string {
   out.push('<EntityContainer Name="Container">');
   for (const { def, relations } of objects) {
     const bindings = relations.map((r) => `<NavigationPropertyBinding Path="${r.nav}" Target="${r.target}"/>`);
-    out.push(bindings.length ? `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}">${bindings.join('')}</EntitySet>` : `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}"/>`);
+    out.push(
+      bindings.length
+        ? `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}">${bindings.join('')}</EntitySet>`
+        : `<EntitySet Name="${def.name}" EntityType="${NAMESPACE}.${def.name}"/>`,
+    );
   }
   out.push('</EntityContainer>', '</Schema>', '</edmx:DataServices>', '</edmx:Edmx>');
   return out.join('\n');
@@ -65,14 +83,21 @@ function entityType({ def, readable, relations }: EdmxObject): string[] {
     if (!readable.has(field.name)) continue;
     const attrs = [`Name="${field.name}"`, `Type="${edmType(field)}"`];
     if (field.name === 'id' || (field.required && !field.multiple)) attrs.push('Nullable="false"');
-    if (field.max_length !== undefined && EDM_TYPES[field.type] === 'Edm.String' && !JSON_TYPES.has(field.type)) attrs.push(`MaxLength="${field.max_length}"`);
+    if (field.max_length !== undefined && EDM_TYPES[field.type] === 'Edm.String' && !JSON_TYPES.has(field.type))
+      attrs.push(`MaxLength="${field.max_length}"`);
     const notes = annotations(field.label, field.description);
     if (JSON_TYPES.has(field.type)) notes.push('<Annotation Term="Core.MediaType" String="application/json"/>');
     lines.push(element('Property', attrs, notes));
     const nav = navs.get(field.name);
     if (nav) {
       const type = `${NAMESPACE}.${nav.target}`;
-      lines.push(element('NavigationProperty', [`Name="${nav.nav}"`, `Type="${nav.multiple ? `Collection(${type})` : type}"`], annotations(`${field.label} (record)`)));
+      lines.push(
+        element(
+          'NavigationProperty',
+          [`Name="${nav.nav}"`, `Type="${nav.multiple ? `Collection(${type})` : type}"`],
+          annotations(`${field.label} (record)`),
+        ),
+      );
     }
   }
   lines.push('</EntityType>');
@@ -92,9 +117,16 @@ function annotations(label: string | undefined, description?: string): string[] 
 
 /** Text for an XML attribute: markup escaped, line breaks and tabs kept as character references, characters XML cannot hold dropped. */
 export function escapeXml(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
-    .replace(/[&<>"'\t\n\r]/g, (c) => ESCAPES[c]!);
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[&<>"'\t\n\r]/g, (c) => ESCAPES[c]!);
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};

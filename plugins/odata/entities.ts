@@ -52,7 +52,13 @@ export function translateExpand(
     const nested = options?.expand ? translateExpand(model, target, options.expand, selected) : undefined;
     out[relation.field] = { ...options, ...(selected ? { fields: selected } : {}), ...(nested ? { expand: nested.expand } : {}) };
     const byNav = name === relation.nav;
-    plan.set(relation.field, { relation, byNav, keepKey: byNav && (!fields || fields.includes(relation.field)), target, plan: nested?.plan ?? new Map() });
+    plan.set(relation.field, {
+      relation,
+      byNav,
+      keepKey: byNav && (!fields || fields.includes(relation.field)),
+      target,
+      plan: nested?.plan ?? new Map(),
+    });
   }
   return { expand: out, plan };
 }
@@ -79,12 +85,19 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
     if (step) {
       const shaped = Array.isArray(value)
         ? value.map((v) => toEntity(v as DataRecord, step.target, step.plan, { etags: options.etags }))
-        : value && typeof value === 'object' ? toEntity(value as DataRecord, step.target, step.plan, { etags: options.etags }) : null;
+        : value && typeof value === 'object'
+          ? toEntity(value as DataRecord, step.target, step.plan, { etags: options.etags })
+          : null;
       if (!step.byNav) {
         entity[key] = shaped;
         continue;
       }
-      if (step.keepKey) entity[key] = Array.isArray(value) ? value.map((v) => (v as DataRecord).id) : value && typeof value === 'object' ? (value as DataRecord).id : null;
+      if (step.keepKey)
+        entity[key] = Array.isArray(value)
+          ? value.map((v) => (v as DataRecord).id)
+          : value && typeof value === 'object'
+            ? (value as DataRecord).id
+            : null;
       entity[step.relation.nav] = shaped;
       continue;
     }
@@ -100,7 +113,10 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
  */
 export function fromEntity(body: unknown, def: ObjectDefinition, view: ObjectDefinition, model: ODataModel, base: string): DataRecord {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ObjectQLError('INVALID_REQUEST', `The request body must be a JSON object of ${def.name} properties, got ${body === undefined ? 'no body' : Array.isArray(body) ? 'an array' : JSON.stringify(body)}`);
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `The request body must be a JSON object of ${def.name} properties, got ${body === undefined ? 'no body' : Array.isArray(body) ? 'an array' : JSON.stringify(body)}`,
+    );
   }
   const data: DataRecord = {};
   const invalid: Record<string, string> = {};
@@ -113,7 +129,9 @@ export function fromEntity(body: unknown, def: ObjectDefinition, view: ObjectDef
       if (key.slice(at) !== '@odata.bind') continue;
       const relation = relations.find((r) => r.nav === name || r.field === name);
       if (!relation) throw invalidBind(key, `'${name}' is not a navigation property of ${def.name}`);
-      data[relation.field] = relation.multiple ? listOf(value, key).map((v) => boundId(v, relation, key, base)) : boundId(value, relation, key, base);
+      data[relation.field] = relation.multiple
+        ? listOf(value, key).map((v) => boundId(v, relation, key, base))
+        : boundId(value, relation, key, base);
       continue;
     }
     const nav = relations.find((r) => r.nav === key);
@@ -159,7 +177,8 @@ function boundId(value: unknown, relation: Relation, key: string, base: string):
   } catch {
     throw invalidBind(key, `'${value}' is not an entity reference such as "${relation.target}('<id>')"`);
   }
-  if (resource.kind !== 'entity' || resource.set !== relation.target) throw invalidBind(key, `must reference a ${relation.target} entity such as "${relation.target}('<id>')", got '${value}'`);
+  if (resource.kind !== 'entity' || resource.set !== relation.target)
+    throw invalidBind(key, `must reference a ${relation.target} entity such as "${relation.target}('<id>')", got '${value}'`);
   return resource.key;
 }
 

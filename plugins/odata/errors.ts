@@ -46,10 +46,13 @@ export function odataErrorBody(error: ObjectQLError): ODataErrorBody {
  */
 function odataDetails(error: ObjectQLError): ODataErrorDetail[] {
   const d = error.details;
-  if (Array.isArray(d)) return d.filter(isPlainObject).map((x) => detail(String(x.code ?? error.code), String(x.message ?? error.message), x.target));
+  if (Array.isArray(d))
+    return d.filter(isPlainObject).map((x) => detail(String(x.code ?? error.code), String(x.message ?? error.message), x.target));
   if (!isPlainObject(d)) return [];
   if (isPlainObject(d.fields)) {
-    return Object.entries(d.fields).map(([field, message]) => detail(message === REQUIRED ? 'REQUIRED_FIELD' : error.code, `${field}: ${String(message)}`, field));
+    return Object.entries(d.fields).map(([field, message]) =>
+      detail(message === REQUIRED ? 'REQUIRED_FIELD' : error.code, `${field}: ${String(message)}`, field),
+    );
   }
   const target = d.field ?? d.parameter ?? d.object;
   return target === undefined ? [] : [detail(error.code, error.message, target)];

@@ -8,7 +8,18 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import { definePlugin, isErrorCode, listenOnOwnPort, ObjectQLError, PluginError, sendError, type ErrorBody, type Kernel, type OwnPortServer, type RequestContext } from '../../kernel';
+import {
+  definePlugin,
+  isErrorCode,
+  listenOnOwnPort,
+  ObjectQLError,
+  PluginError,
+  sendError,
+  type ErrorBody,
+  type Kernel,
+  type OwnPortServer,
+  type RequestContext,
+} from '../../kernel';
 import { DEFAULT_MAX_PARTS, executeBatch } from './batch';
 import { asObjectQLError, odataErrorBody, ODataRenderedError } from './errors';
 import { jsonContentType, ODATA_VERSION } from './format';
@@ -17,7 +28,6 @@ import { ODataService, type ODataRequest, type ODataResponse } from './service';
 
 export type { ODataOptions, ODataSettings } from './options';
 export { ODataService, type ODataEngine, type ODataRequest, type ODataResponse } from './service';
-
 
 export default definePlugin((options: ODataOptions = {}) => {
   const settings = parseOptions(options);
@@ -105,7 +115,9 @@ export default definePlugin((options: ODataOptions = {}) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path !== '/health' && !underBase(path, base)) {
         const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves OData under ${base}`);
-        res.writeHead(404, { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION }).end(JSON.stringify(odataErrorBody(error)));
+        res
+          .writeHead(404, { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION })
+          .end(JSON.stringify(odataErrorBody(error)));
         return;
       }
       ownPort.add(req);
@@ -119,19 +131,32 @@ export default definePlugin((options: ODataOptions = {}) => {
 function checkAgainstKernel(settings: ODataSettings, k: Kernel): void {
   const max = k.config.limits.maxExpandDepth;
   if (settings.maxExpandDepth > max) {
-    throw new PluginError(`Plugin 'odata': maxExpandDepth ${settings.maxExpandDepth} is above the kernel's limits.maxExpandDepth ${max}; raise that limit too, or lower maxExpandDepth`);
+    throw new PluginError(
+      `Plugin 'odata': maxExpandDepth ${settings.maxExpandDepth} is above the kernel's limits.maxExpandDepth ${max}; raise that limit too, or lower maxExpandDepth`,
+    );
   }
   if (settings.port !== undefined) return;
   for (const [key, prefix] of Object.entries(k.config.routes)) {
-    const overlap = prefix === settings.basePath || prefix.startsWith(`${settings.basePath}/`) || settings.basePath.startsWith(`${prefix}/`);
-    if (overlap) throw new PluginError(`Plugin 'odata': basePath '${settings.basePath}' overlaps routes.${key} '${prefix}'; choose another basePath`);
+    const overlap =
+      prefix === settings.basePath || prefix.startsWith(`${settings.basePath}/`) || settings.basePath.startsWith(`${prefix}/`);
+    if (overlap)
+      throw new PluginError(`Plugin 'odata': basePath '${settings.basePath}' overlaps routes.${key} '${prefix}'; choose another basePath`);
   }
 }
 
 function capability(settings: ODataSettings, server: Server | undefined) {
   const base = settings.basePath;
-  const routes = [`GET ${base}`, `GET ${base}/$metadata`, `GET ${base}/{EntitySet}`, `GET ${base}/{EntitySet}/$count`, `POST ${base}/{EntitySet}`,
-    `GET ${base}/{EntitySet}('{id}')`, `PATCH ${base}/{EntitySet}('{id}')`, `DELETE ${base}/{EntitySet}('{id}')`, `GET ${base}/{EntitySet}('{id}')/{property}`];
+  const routes = [
+    `GET ${base}`,
+    `GET ${base}/$metadata`,
+    `GET ${base}/{EntitySet}`,
+    `GET ${base}/{EntitySet}/$count`,
+    `POST ${base}/{EntitySet}`,
+    `GET ${base}/{EntitySet}('{id}')`,
+    `PATCH ${base}/{EntitySet}('{id}')`,
+    `DELETE ${base}/{EntitySet}('{id}')`,
+    `GET ${base}/{EntitySet}('{id}')/{property}`,
+  ];
   if (settings.enableBatch) routes.push(`POST ${base}/$batch`);
   return {
     plugin: 'odata',
@@ -151,7 +176,12 @@ function capability(settings: ODataSettings, server: Server | undefined) {
 function urlOf(server: Server, base: string): string | undefined {
   const address = server.address() as AddressInfo | null;
   if (!address) return undefined;
-  const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  const host =
+    address.family === 'IPv6'
+      ? `[${address.address === '::' ? '::1' : address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
   return `http://${host}:${address.port}${base}`;
 }
 
@@ -164,7 +194,8 @@ function underBase(path: string, base: string): boolean {
 
 function toODataRequest(req: Request, base: string): ODataRequest {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   const rest = req.originalUrl.slice(base.length);
   return { method: req.method, url: rest.startsWith('/') ? rest : `/${rest}`, headers, body: req.body };
 }

@@ -61,7 +61,9 @@ export class MetadataCache {
 
   private dropIfChanged(): void {
     const objects = this.model.source.objects();
-    const fresh = objects.length === this.seen.length && this.seen.every((s, i) => s.def === objects[i] && s.def.label === s.label && s.def.description === s.description);
+    const fresh =
+      objects.length === this.seen.length &&
+      this.seen.every((s, i) => s.def === objects[i] && s.def.label === s.label && s.def.description === s.description);
     if (fresh) return;
     this.documents.clear();
     this.seen = objects.map((def) => ({ def, label: def.label, description: def.description }));

@@ -10,17 +10,25 @@ const BASE_PATH = /^(\/[A-Za-z0-9_\-.~]+)+$/;
 
 const flag = z.boolean({ error: 'must be true or false' });
 
-const schema = z.strictObject({
-  port: z.number({ error: 'must be a port number' }).int('must be a whole number').min(0, 'must be between 0 and 65535').max(65535, 'must be between 0 and 65535').optional(),
-  basePath: z
-    .string({ error: "must be a path such as '/odata'" })
-    .regex(BASE_PATH, "must be a path of plain segments such as '/odata' (letters, digits, - . _ ~; no trailing slash)")
-    .default('/odata'),
-  maxExpandDepth: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').default(3),
-  enableBatch: flag.default(true),
-  enableSearch: flag.default(true),
-  enableETags: flag.default(true),
-}, { error: 'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?}' });
+const schema = z.strictObject(
+  {
+    port: z
+      .number({ error: 'must be a port number' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 65535')
+      .max(65535, 'must be between 0 and 65535')
+      .optional(),
+    basePath: z
+      .string({ error: "must be a path such as '/odata'" })
+      .regex(BASE_PATH, "must be a path of plain segments such as '/odata' (letters, digits, - . _ ~; no trailing slash)")
+      .default('/odata'),
+    maxExpandDepth: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').default(3),
+    enableBatch: flag.default(true),
+    enableSearch: flag.default(true),
+    enableETags: flag.default(true),
+  },
+  { error: 'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?}' },
+);
 
 export type ODataOptions = z.input<typeof schema>;
 export type ODataSettings = z.output<typeof schema>;

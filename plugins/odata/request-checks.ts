@@ -8,7 +8,11 @@ import { ObjectQLError } from '../../kernel';
 
 /** A method the resource does not take: INVALID_REQUEST (the spec has no 405), answered with Allow. */
 export class MethodNotAllowed extends ObjectQLError {
-  constructor(method: string, what: string, readonly allow: string[]) {
+  constructor(
+    method: string,
+    what: string,
+    readonly allow: string[],
+  ) {
     super('INVALID_REQUEST', `${method} is not supported on ${what}; use ${allow.join(', ')}`);
   }
 }

@@ -5,7 +5,16 @@
  * reached only through the `engine` given, so a batch changeset can hand in its transaction.
  */
 import {
-  andFilters, ObjectQLError, toObjectQLError, type DataRecord, type Filter, type FindOptions, type Kernel, type ObjectDefinition, type Repository, type RequestContext,
+  andFilters,
+  ObjectQLError,
+  toObjectQLError,
+  type DataRecord,
+  type Filter,
+  type FindOptions,
+  type Kernel,
+  type ObjectDefinition,
+  type Repository,
+  type RequestContext,
 } from '../../kernel';
 import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan } from './entities';
 import { odataErrorBody } from './errors';
@@ -64,7 +73,10 @@ export class ODataService {
   readonly metadata: MetadataCache;
   readonly basePath: string;
 
-  constructor(private readonly kernel: Kernel, private readonly settings: ODataSettings) {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly settings: ODataSettings,
+  ) {
     this.basePath = settings.basePath;
     const source: ModelSource = {
       objects: () => kernel.registry.objects(),
@@ -79,7 +91,11 @@ export class ODataService {
   }
 
   private get querySettings(): ODataQuerySettings {
-    return { maxExpandDepth: this.settings.maxExpandDepth, enableSearch: this.settings.enableSearch, maxTop: this.kernel.config.limits.maxTop };
+    return {
+      maxExpandDepth: this.settings.maxExpandDepth,
+      enableSearch: this.settings.enableSearch,
+      maxTop: this.kernel.config.limits.maxTop,
+    };
   }
 
   async handle(req: ODataRequest, ctx: RequestContext, engine: ODataEngine): Promise<ODataResponse> {
@@ -103,7 +119,11 @@ export class ODataService {
   errorResponse(err: unknown, ctx: RequestContext): ODataResponse {
     const error = toObjectQLError(err);
     if (error.status >= 500) (ctx.logger ?? this.kernel.logger).error({ err }, error.message);
-    const headers: Record<string, string> = { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION, 'Cache-Control': 'no-store' };
+    const headers: Record<string, string> = {
+      'Content-Type': jsonContentType('minimal'),
+      'OData-Version': ODATA_VERSION,
+      'Cache-Control': 'no-store',
+    };
     if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
     if (err instanceof MethodNotAllowed) headers.Allow = err.allow.join(', ');
     return { status: error.status, headers, body: odataErrorBody(error) };
@@ -190,20 +210,29 @@ export class ODataService {
   }
 
   private async count(def: ObjectDefinition, call: Call): Promise<ODataResponse> {
-    const parsed = parseODataQuery(onlyOptions(call.query, ['$filter', '$search'], `${def.name}/$count`), this.model.target(def, call.ctx.user), this.querySettings);
+    const parsed = parseODataQuery(
+      onlyOptions(call.query, ['$filter', '$search'], `${def.name}/$count`),
+      this.model.target(def, call.ctx.user),
+      this.querySettings,
+    );
     const n = await call.engine.repo(def.name, call.ctx).count({ filter: parsed.find.filter, filters: parsed.find.filters });
     return { status: 200, headers: { 'Content-Type': 'text/plain', 'Cache-Control': NO_CACHE }, body: String(n) };
   }
 
   private async read(def: ObjectDefinition, key: string, call: Call): Promise<ODataResponse> {
-    const parsed = parseODataQuery(onlyOptions(call.query, ['$select', '$expand'], 'a single entity'), this.model.target(def, call.ctx.user), this.querySettings);
+    const parsed = parseODataQuery(
+      onlyOptions(call.query, ['$select', '$expand'], 'a single entity'),
+      this.model.target(def, call.ctx.user),
+      this.querySettings,
+    );
     const { options, plan, strip } = this.findOptions(def, { fields: parsed.find.fields, expand: parsed.find.expand }, call);
     const repo = call.engine.repo(def.name, call.ctx);
     const record = await repo.findOne({ ...options, filter: { field: 'id', op: 'eq', value: key } });
     if (!record) throw notFound(def, key);
     const etag = this.settings.enableETags ? etagOf(record) : undefined;
     const condition = parseEntityTags(call.headers['if-none-match']);
-    if (condition && etag && etagMatches(condition, etag)) return { status: 304, headers: { ETag: etag, 'Cache-Control': ENTITY_CACHE_CONTROL } };
+    if (condition && etag && etagMatches(condition, etag))
+      return { status: 304, headers: { ETag: etag, 'Cache-Control': ENTITY_CACHE_CONTROL } };
     const keys = await this.lostKeys(repo, [record], plan);
     return this.entityResponse(200, def, record, call, { plan, strip, keys, select: parsed.select });
   }
@@ -223,7 +252,10 @@ export class ODataService {
     const value = record[field] ?? null;
     if (!relation) {
       const shaped = toEntity({ [field]: value }, def, new Map(), { etags: false })[field];
-      const body = call.level === 'minimal' ? { '@odata.context': `${this.basePath}/$metadata#${def.name}('${quoteKey(key)}')/${name}`, value: shaped } : { value: shaped };
+      const body =
+        call.level === 'minimal'
+          ? { '@odata.context': `${this.basePath}/$metadata#${def.name}('${quoteKey(key)}')/${name}`, value: shaped }
+          : { value: shaped };
       return json(200, body, call.level, { 'Cache-Control': NO_CACHE });
     }
     const target = this.entitySet(relation.target);
@@ -236,7 +268,8 @@ export class ODataService {
       return await this.read(target, String(value), call);
     } catch (err) {
       // A reference to a record the caller may not see reads as no related entity, as in $expand.
-      if (toObjectQLError(err).code === 'NOT_FOUND' && this.kernel.registry.object(relation.target)) return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
+      if (toObjectQLError(err).code === 'NOT_FOUND' && this.kernel.registry.object(relation.target))
+        return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
       throw err;
     }
   }
@@ -330,17 +363,27 @@ export class ODataService {
    */
   private async lostKeys(repo: Repository, records: DataRecord[], plan: ExpandPlan): Promise<Map<string, DataRecord>> {
     const lost = [...plan.values()].filter((s) => s.byNav && s.keepKey).map((s) => s.relation);
-    const ids = lost.length ? records.filter((r) => lost.some((rel) => rel.multiple || r[rel.field] === null)).map((r) => String(r.id)) : [];
+    const ids = lost.length
+      ? records.filter((r) => lost.some((rel) => rel.multiple || r[rel.field] === null)).map((r) => String(r.id))
+      : [];
     if (!ids.length) return new Map();
     const { items } = await repo.find({ fields: lost.map((r) => r.field), filter: { field: 'id', op: 'in', value: ids }, top: ids.length });
     return new Map(items.map((k) => [String(k.id), k]));
   }
 
   /** A record as an entity, with the foreign keys read back by lostKeys. */
-  private entity(record: DataRecord, def: ObjectDefinition, plan: ExpandPlan, call: Call, strip: string[], keys: Map<string, DataRecord>): DataRecord {
+  private entity(
+    record: DataRecord,
+    def: ObjectDefinition,
+    plan: ExpandPlan,
+    call: Call,
+    strip: string[],
+    keys: Map<string, DataRecord>,
+  ): DataRecord {
     const entity = toEntity(record, def, plan, { etags: this.settings.enableETags && call.level === 'minimal', strip });
     const stored = keys.get(String(record.id));
-    if (stored) for (const step of plan.values()) if (step.byNav && step.keepKey) entity[step.relation.field] = stored[step.relation.field] ?? null;
+    if (stored)
+      for (const step of plan.values()) if (step.byNav && step.keepKey) entity[step.relation.field] = stored[step.relation.field] ?? null;
     return entity;
   }
 
@@ -350,7 +393,10 @@ export class ODataService {
 
   /** One entity with its context URL, ETag header and caching headers. */
   private entityResponse(
-    status: number, def: ObjectDefinition, record: DataRecord, call: Call,
+    status: number,
+    def: ObjectDefinition,
+    record: DataRecord,
+    call: Call,
     opts: { plan?: ExpandPlan; strip?: string[]; keys?: Map<string, DataRecord>; select?: string[] },
   ): ODataResponse {
     const entity = this.entity(record, def, opts.plan ?? new Map(), call, opts.strip ?? [], opts.keys ?? new Map());

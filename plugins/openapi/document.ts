@@ -63,7 +63,9 @@ export function baseDocument(settings: DocumentSettings, objects: readonly Objec
             '200': {
               description: 'The OpenAPI document',
               headers: { ETag: { description: 'Changes when the document changes', schema: { type: 'string' } } },
-              content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], additionalProperties: true } } },
+              content: {
+                'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], additionalProperties: true } },
+              },
             },
             '304': { description: 'Not modified (If-None-Match matched the ETag)' },
           },

@@ -49,7 +49,14 @@ export default definePlugin((options: OpenApiOptions = {}) => {
       const assetBase = docsPath === '/' ? '' : docsPath;
       k.hooks.capabilities.tap('openapi', (list) => [
         ...list,
-        { plugin: 'openapi', protocol: 'openapi', version: OPENAPI_VERSION, routes: [`GET ${documentPath}`, `GET ${docsPath}`], document: documentPath, docs: docsPath },
+        {
+          plugin: 'openapi',
+          protocol: 'openapi',
+          version: OPENAPI_VERSION,
+          routes: [`GET ${documentPath}`, `GET ${docsPath}`],
+          document: documentPath,
+          docs: docsPath,
+        },
       ]);
       k.hooks.publicRoutes.tapPromise('openapi', async (router) => {
         router.get(documentPath, (req, res) => serveDocument(req, res, cache));
@@ -63,9 +70,13 @@ export default definePlugin((options: OpenApiOptions = {}) => {
         });
         for (const [file, type] of Object.entries(DOCS_ASSETS)) {
           router.get(`${assetBase}/${file}`, (req, res) => {
-            res.sendFile(file, { root: assetsDir, maxAge: '1d', headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' } }, (err) => {
-              if (err) sendError(req, res, err);
-            });
+            res.sendFile(
+              file,
+              { root: assetsDir, maxAge: '1d', headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' } },
+              (err) => {
+                if (err) sendError(req, res, err);
+              },
+            );
           });
         }
       });
@@ -98,15 +109,19 @@ function serveDocument(req: Request, res: Response, cache: DocumentCache): void 
 }
 
 function checkOptions(options: unknown): asserts options is OpenApiOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new PluginError("Plugin 'openapi': options must be an object {docsPath?, title?}");
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new PluginError("Plugin 'openapi': options must be an object {docsPath?, title?}");
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) throw new PluginError(`Plugin 'openapi': unknown option '${key}'; expected docsPath, title`);
   }
   const { docsPath, title } = options as Record<string, unknown>;
   if (docsPath !== undefined && (typeof docsPath !== 'string' || !DOCS_PATH.test(docsPath))) {
-    throw new PluginError(`Plugin 'openapi': docsPath must be a path starting with "/" (letters, digits, - . _ ~ /), got ${JSON.stringify(docsPath)}`);
+    throw new PluginError(
+      `Plugin 'openapi': docsPath must be a path starting with "/" (letters, digits, - . _ ~ /), got ${JSON.stringify(docsPath)}`,
+    );
   }
-  if (title !== undefined && (typeof title !== 'string' || !title.trim())) throw new PluginError(`Plugin 'openapi': title must be a non-empty string, got ${JSON.stringify(title)}`);
+  if (title !== undefined && (typeof title !== 'string' || !title.trim()))
+    throw new PluginError(`Plugin 'openapi': title must be a non-empty string, got ${JSON.stringify(title)}`);
 }
 
 /**

@@ -24,7 +24,10 @@ export const DEFAULT_CHANNEL_PREFIX = 'objectql:';
 
 const schema = z.strictObject(
   {
-    url: z.string({ error: 'must be a string' }).regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' }).optional(),
+    url: z
+      .string({ error: 'must be a string' })
+      .regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })
+      .optional(),
     channelPrefix: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
   },
   { error: 'must be a map {url?, channelPrefix?}' },

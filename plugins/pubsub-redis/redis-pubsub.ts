@@ -43,7 +43,10 @@ export class RedisPubSub implements PubSub {
   /** One warning per outage for dropped messages. */
   private droppedWarned = false;
 
-  constructor(private readonly settings: RedisPubSubSettings, private readonly logger: Logger) {
+  constructor(
+    private readonly settings: RedisPubSubSettings,
+    private readonly logger: Logger,
+  ) {
     this.where = redact(settings.url);
     const common = {
       lazyConnect: true,
@@ -58,7 +61,12 @@ export class RedisPubSub implements PubSub {
       maxRetriesPerRequest: 0,
       commandTimeout: COMMAND_TIMEOUT_MS,
     });
-    this.subscriber = new Redis(settings.url, { ...common, connectionName: `${CONNECTION_NAME}-sub`, autoResubscribe: true, maxRetriesPerRequest: null });
+    this.subscriber = new Redis(settings.url, {
+      ...common,
+      connectionName: `${CONNECTION_NAME}-sub`,
+      autoResubscribe: true,
+      maxRetriesPerRequest: null,
+    });
     this.watch(this.publisher, 'publisher');
     this.watch(this.subscriber, 'subscriber');
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
@@ -86,7 +94,10 @@ export class RedisPubSub implements PubSub {
     } catch (err) {
       if (!this.droppedWarned) {
         this.droppedWarned = true;
-        this.logger.warn({ redis: this.where, channel, err }, 'pubsub-redis: Redis is unreachable; messages for other instances are dropped until it is back');
+        this.logger.warn(
+          { redis: this.where, channel, err },
+          'pubsub-redis: Redis is unreachable; messages for other instances are dropped until it is back',
+        );
       } else {
         this.logger.debug({ redis: this.where, channel }, 'pubsub-redis: message dropped (Redis unreachable)');
       }
@@ -150,10 +161,14 @@ export class RedisPubSub implements PubSub {
     const down = (err?: unknown) => {
       if (this.closed || this.up[which] !== true) return;
       this.up[which] = false;
-      this.logger.warn({ redis: this.where, connection: which, err }, 'pubsub-redis: lost the connection to Redis; reconnecting (changes made meanwhile are not shared between instances)');
+      this.logger.warn(
+        { redis: this.where, connection: which, err },
+        'pubsub-redis: lost the connection to Redis; reconnecting (changes made meanwhile are not shared between instances)',
+      );
     };
     client.on('ready', () => {
-      if (this.up[which] === false && !this.closed) this.logger.info({ redis: this.where, connection: which }, 'pubsub-redis: connected to Redis again');
+      if (this.up[which] === false && !this.closed)
+        this.logger.info({ redis: this.where, connection: which }, 'pubsub-redis: connected to Redis again');
       this.up[which] = true;
     });
     // An 'error' listener also keeps ioredis from printing every failed reconnection attempt.
@@ -170,8 +185,14 @@ function ready(client: Redis): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   if (client.status === 'wait') return client.connect();
   return new Promise<void>((resolve, reject) => {
-    const onReady = () => { client.off('error', onError); resolve(); };
-    const onError = (err: Error) => { client.off('ready', onReady); reject(err); };
+    const onReady = () => {
+      client.off('error', onError);
+      resolve();
+    };
+    const onError = (err: Error) => {
+      client.off('ready', onReady);
+      reject(err);
+    };
     client.once('ready', onReady);
     client.once('error', onError);
   });

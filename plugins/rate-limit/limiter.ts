@@ -22,7 +22,11 @@ export class TierLimiter {
     this.windows = new Map(
       TIER_NAMES.map((tier) => [
         tier,
-        WINDOWS.map((w) => ({ name: w.name, limit: w.limit(tiers[tier]), limiter: store.limiter(`${tier}:${w.name}`, w.limit(tiers[tier]), w.seconds) })),
+        WINDOWS.map((w) => ({
+          name: w.name,
+          limit: w.limit(tiers[tier]),
+          limiter: store.limiter(`${tier}:${w.name}`, w.limit(tiers[tier]), w.seconds),
+        })),
       ]),
     );
   }

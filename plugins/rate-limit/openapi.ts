@@ -36,7 +36,7 @@ const LIMIT_HEADERS = [HEADERS.limit, HEADERS.remaining, HEADERS.reset];
 
 function tooManyRequests() {
   return {
-    description: 'RATE_LIMIT_EXCEEDED: the caller\'s tier allows no more requests in this minute or hour; details: {retry_after: seconds}',
+    description: "RATE_LIMIT_EXCEEDED: the caller's tier allows no more requests in this minute or hour; details: {retry_after: seconds}",
     headers: Object.fromEntries([...LIMIT_HEADERS, HEADERS.retryAfter].map((h) => [h, headerRef(h)])),
     content: { 'application/json': { schema: schemaRef('Error') } },
   };
@@ -45,7 +45,10 @@ function tooManyRequests() {
 function withHeaders(responses: Responses): Responses {
   const out: Responses = {};
   for (const [status, response] of Object.entries(responses)) {
-    out[status] = '$ref' in response ? response : { ...response, headers: { ...Object.fromEntries(LIMIT_HEADERS.map((h) => [h, headerRef(h)])), ...response.headers } };
+    out[status] =
+      '$ref' in response
+        ? response
+        : { ...response, headers: { ...Object.fromEntries(LIMIT_HEADERS.map((h) => [h, headerRef(h)])), ...response.headers } };
   }
   if (!out['429']) out['429'] = tooManyRequests();
   return out;

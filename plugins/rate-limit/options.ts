@@ -34,7 +34,10 @@ const redisStore = z.strictObject({
 const optionsSchema = z.strictObject(
   {
     tiers: z
-      .strictObject({ anonymous: tier.optional(), authenticated: tier.optional(), premium: tier.optional() }, { error: 'must be a map of tiers' })
+      .strictObject(
+        { anonymous: tier.optional(), authenticated: tier.optional(), premium: tier.optional() },
+        { error: 'must be a map of tiers' },
+      )
       .optional(),
     premium: z
       .strictObject(
@@ -77,6 +80,9 @@ export function parseOptions(options: unknown): RateLimitSettings {
   return {
     tiers: Object.freeze(merged),
     premium: { roles: premium.roles ?? [...DEFAULT_PREMIUM_ROLES], ...(premium.claim ? { claim: premium.claim } : {}) },
-    store: store === 'memory' ? { type: 'memory' } : { type: 'redis', url: store.redis.url, keyPrefix: store.redis.keyPrefix ?? DEFAULT_KEY_PREFIX },
+    store:
+      store === 'memory'
+        ? { type: 'memory' }
+        : { type: 'redis', url: store.redis.url, keyPrefix: store.redis.keyPrefix ?? DEFAULT_KEY_PREFIX },
   };
 }

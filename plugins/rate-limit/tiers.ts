@@ -28,6 +28,7 @@ export interface PremiumRule {
 export function tierOf(user: User | undefined, premium: PremiumRule): TierName {
   if (!user) return 'anonymous';
   if (Array.isArray(user.roles) && user.roles.some((role) => premium.roles.includes(role))) return 'premium';
-  if (premium.claim && Object.prototype.hasOwnProperty.call(user, premium.claim.name) && user[premium.claim.name] === premium.claim.value) return 'premium';
+  if (premium.claim && Object.prototype.hasOwnProperty.call(user, premium.claim.name) && user[premium.claim.name] === premium.claim.value)
+    return 'premium';
   return 'authenticated';
 }

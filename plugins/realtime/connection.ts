@@ -6,8 +6,15 @@
  */
 import type { WebSocket, RawData } from 'ws';
 import {
-  isAnonymous, ObjectQLError, parseFilter, toObjectQLError,
-  type DataEngine, type DataRecord, type Filter, type RecordChange, type User,
+  isAnonymous,
+  ObjectQLError,
+  parseFilter,
+  toObjectQLError,
+  type DataEngine,
+  type DataRecord,
+  type Filter,
+  type RecordChange,
+  type User,
 } from '../../kernel';
 import { matches } from './filters';
 import type { RealtimeSettings } from './options';
@@ -42,7 +49,11 @@ export class RealtimeConnection {
   private nextId = 1;
   alive = true;
 
-  constructor(readonly ws: WebSocket, initial: { allowed: boolean; user?: User }, private readonly deps: ConnectionDeps) {
+  constructor(
+    readonly ws: WebSocket,
+    initial: { allowed: boolean; user?: User },
+    private readonly deps: ConnectionDeps,
+  ) {
     this.allowed = initial.allowed;
     this.user = initial.user;
     ws.on('message', (data: RawData, isBinary: boolean) => this.enqueue(() => this.onMessage(data, isBinary)));
@@ -70,18 +81,34 @@ export class RealtimeConnection {
   private error(id: string | undefined, err: unknown): void {
     const e = toObjectQLError(err);
     if (e.code === 'INTERNAL_ERROR') this.deps.logger.error({ err }, 'realtime: internal error');
-    this.send({ type: 'error', ...(id !== undefined ? { id } : {}), code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) });
+    this.send({
+      type: 'error',
+      ...(id !== undefined ? { id } : {}),
+      code: e.code,
+      message: e.message,
+      ...(e.details !== undefined ? { details: e.details } : {}),
+    });
   }
 
   private async onMessage(data: RawData, isBinary: boolean): Promise<void> {
     const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
     if (size > this.deps.settings.maxMessageBytes) {
-      return this.error(undefined, new ObjectQLError('INVALID_REQUEST', `Message of ${size} bytes is larger than the limit of ${this.deps.settings.maxMessageBytes} bytes`, { max_bytes: this.deps.settings.maxMessageBytes }));
+      return this.error(
+        undefined,
+        new ObjectQLError(
+          'INVALID_REQUEST',
+          `Message of ${size} bytes is larger than the limit of ${this.deps.settings.maxMessageBytes} bytes`,
+          { max_bytes: this.deps.settings.maxMessageBytes },
+        ),
+      );
     }
-    if (isBinary) return this.error(undefined, new ObjectQLError('INVALID_REQUEST', 'Binary frames are not accepted: send JSON text frames'));
+    if (isBinary)
+      return this.error(undefined, new ObjectQLError('INVALID_REQUEST', 'Binary frames are not accepted: send JSON text frames'));
     let msg: unknown;
     try {
-      msg = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
+      msg = JSON.parse(
+        Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'),
+      );
     } catch (err) {
       return this.error(undefined, new ObjectQLError('INVALID_REQUEST', `Malformed JSON: ${(err as Error).message}`));
     }
@@ -119,7 +146,8 @@ export class RealtimeConnection {
   }
 
   private async auth(id: string | undefined, token: unknown): Promise<void> {
-    if (typeof token !== 'string' || !token.trim()) throw new ObjectQLError('INVALID_REQUEST', "'token' must be a non-empty string (a Bearer token)");
+    if (typeof token !== 'string' || !token.trim())
+      throw new ObjectQLError('INVALID_REQUEST', "'token' must be a non-empty string (a Bearer token)");
     const user = await this.deps.authenticate({ authorization: `Bearer ${token.trim()}` });
     if (!user) throw new ObjectQLError('UNAUTHORIZED', 'Authentication failed');
     this.user = user;
@@ -129,9 +157,12 @@ export class RealtimeConnection {
 
   private async subscribe(id: string | undefined, object: unknown, filters: unknown): Promise<void> {
     const subId = id ?? `sub-${this.nextId++}`;
-    if (this.subscriptions.has(subId)) throw new ObjectQLError('INVALID_REQUEST', `A subscription with id '${subId}' already exists on this connection`);
+    if (this.subscriptions.has(subId))
+      throw new ObjectQLError('INVALID_REQUEST', `A subscription with id '${subId}' already exists on this connection`);
     if (this.subscriptions.size >= this.deps.settings.maxSubscriptions) {
-      throw new ObjectQLError('INVALID_REQUEST', `At most ${this.deps.settings.maxSubscriptions} subscriptions per connection`, { max_subscriptions: this.deps.settings.maxSubscriptions });
+      throw new ObjectQLError('INVALID_REQUEST', `At most ${this.deps.settings.maxSubscriptions} subscriptions per connection`, {
+        max_subscriptions: this.deps.settings.maxSubscriptions,
+      });
     }
     if (typeof object !== 'string' || !object) throw new ObjectQLError('INVALID_REQUEST', "'object' must be the name of an object");
     const engine = this.deps.engine();
@@ -164,7 +195,10 @@ export class RealtimeConnection {
           const key = JSON.stringify(sub.filters ?? null);
           let read = reads.get(key);
           if (!read) {
-            read = this.deps.engine().repo(change.object, { user: this.user }).findOne({ filters: sub.filters, filter: { field: 'id', op: 'eq', value: change.id } });
+            read = this.deps
+              .engine()
+              .repo(change.object, { user: this.user })
+              .findOne({ filters: sub.filters, filter: { field: 'id', op: 'eq', value: change.id } });
             reads.set(key, read);
           }
           record = await read;

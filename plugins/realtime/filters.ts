@@ -39,7 +39,14 @@ export function withSpecials(filter: Filter, user: User | undefined, now = new D
     if (!('value' in f)) return f;
     const v = f.value;
     const sub = (x: unknown) => (typeof x === 'string' && SPECIAL.test(x) ? resolve(x, who, now) : x);
-    if (Array.isArray(v)) return { ...f, value: v.flatMap((x) => { const r = sub(x); return Array.isArray(r) ? r : [r]; }) };
+    if (Array.isArray(v))
+      return {
+        ...f,
+        value: v.flatMap((x) => {
+          const r = sub(x);
+          return Array.isArray(r) ? r : [r];
+        }),
+      };
     const r = sub(v);
     if (Array.isArray(r) && (f.op === 'eq' || f.op === 'ne')) return { ...f, op: f.op === 'eq' ? 'in' : 'nin', value: r } as Filter;
     return { ...f, value: r } as Filter;

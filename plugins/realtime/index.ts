@@ -29,7 +29,16 @@ export default definePlugin((input: RealtimeOptions = {}) => {
 
   const authenticate = async (headers: Record<string, string>): Promise<User | undefined> => {
     const log = kernel.logger.child({ realtime: true });
-    const req = { headers, method: 'GET', path: settings.path, url: settings.path, originalUrl: settings.path, body: undefined, log, res: undefined } as unknown as Request;
+    const req = {
+      headers,
+      method: 'GET',
+      path: settings.path,
+      url: settings.path,
+      originalUrl: settings.path,
+      body: undefined,
+      log,
+      res: undefined,
+    } as unknown as Request;
     return (await kernel.hooks.authenticate.promise(req)) ?? undefined;
   };
 
@@ -55,7 +64,9 @@ export default definePlugin((input: RealtimeOptions = {}) => {
     identify(req)
       .then((who) => {
         if ('status' in who) {
-          socket.end(`HTTP/1.1 ${who.status} ${who.status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(who.body)}\r\n\r\n${who.body}`);
+          socket.end(
+            `HTTP/1.1 ${who.status} ${who.status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(who.body)}\r\n\r\n${who.body}`,
+          );
           return;
         }
         if (stopping || !wss) {
@@ -80,12 +91,21 @@ export default definePlugin((input: RealtimeOptions = {}) => {
     stopping = true;
     if (heartbeat) clearInterval(heartbeat);
     heartbeat = undefined;
-    const closed = [...connections].map((c) => new Promise<void>((resolve) => {
-      if (c.ws.readyState === c.ws.CLOSED) return resolve();
-      const timer = setTimeout(() => { c.ws.terminate(); resolve(); }, 1000);
-      c.ws.once('close', () => { clearTimeout(timer); resolve(); });
-      c.close(1001, 'server stopping');
-    }));
+    const closed = [...connections].map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.ws.readyState === c.ws.CLOSED) return resolve();
+          const timer = setTimeout(() => {
+            c.ws.terminate();
+            resolve();
+          }, 1000);
+          c.ws.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          c.close(1001, 'server stopping');
+        }),
+    );
     await Promise.all(closed);
     connections.clear();
     await unsubscribe?.().catch(() => undefined);

@@ -15,12 +15,21 @@ export interface RealtimeOptions {
 
 export type RealtimeSettings = Required<RealtimeOptions>;
 
-const positiveInt = z.number({ error: 'must be a whole number, at least 1' }).int({ error: 'must be a whole number, at least 1' }).min(1, { error: 'must be a whole number, at least 1' });
+const positiveInt = z
+  .number({ error: 'must be a whole number, at least 1' })
+  .int({ error: 'must be a whole number, at least 1' })
+  .min(1, { error: 'must be a whole number, at least 1' });
 
 const schema = z.strictObject(
   {
-    path: z.string({ error: 'must be a string' }).regex(/^\/\S*$/, { error: "must be a path starting with '/'" }).optional(),
-    heartbeatSeconds: z.number({ error: 'must be a number of seconds' }).positive({ error: 'must be a positive number of seconds' }).optional(),
+    path: z
+      .string({ error: 'must be a string' })
+      .regex(/^\/\S*$/, { error: "must be a path starting with '/'" })
+      .optional(),
+    heartbeatSeconds: z
+      .number({ error: 'must be a number of seconds' })
+      .positive({ error: 'must be a positive number of seconds' })
+      .optional(),
     maxSubscriptions: positiveInt.optional(),
     maxMessageBytes: positiveInt.min(256, { error: 'must be at least 256' }).optional(),
   },
@@ -29,5 +38,10 @@ const schema = z.strictObject(
 
 export function parseRealtimeOptions(input: unknown): RealtimeSettings {
   const o = parsePluginOptions('realtime', schema, input);
-  return { path: o.path ?? '/api/realtime', heartbeatSeconds: o.heartbeatSeconds ?? 30, maxSubscriptions: o.maxSubscriptions ?? 100, maxMessageBytes: o.maxMessageBytes ?? 65536 };
+  return {
+    path: o.path ?? '/api/realtime',
+    heartbeatSeconds: o.heartbeatSeconds ?? 30,
+    maxSubscriptions: o.maxSubscriptions ?? 100,
+    maxMessageBytes: o.maxMessageBytes ?? 65536,
+  };
 }

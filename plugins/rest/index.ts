@@ -32,8 +32,13 @@ export default definePlugin(() => {
       // Read from the raw URL, not req.query: repeated names stay visible, whatever query parser Express is set to.
       const mark = req.originalUrl.indexOf('?');
       const query = new URLSearchParams(mark < 0 ? '' : req.originalUrl.slice(mark + 1));
-      const result = await executeRest(kernel.engine, { route, object: params.object, id: params.id, query, body: req.body }, kernel.http.context(req));
-      if (result.createdId !== undefined) res.location(`${kernel.config.routes.data}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
+      const result = await executeRest(
+        kernel.engine,
+        { route, object: params.object, id: params.id, query, body: req.body },
+        kernel.http.context(req),
+      );
+      if (result.createdId !== undefined)
+        res.location(`${kernel.config.routes.data}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
       res.status(result.status).json(result.body);
     } catch (err) {
       sendError(req, res, err);
@@ -48,7 +53,12 @@ export default definePlugin(() => {
       const base = k.config.routes.data;
       k.hooks.capabilities.tap('rest', (list) => [
         ...list,
-        { plugin: 'rest', protocol: 'rest', routes: ROUTES.map(([method, path]) => `${method.toUpperCase()} ${base}${path}`), listParameters: [...LIST_PARAMS] },
+        {
+          plugin: 'rest',
+          protocol: 'rest',
+          routes: ROUTES.map(([method, path]) => `${method.toUpperCase()} ${base}${path}`),
+          listParameters: [...LIST_PARAMS],
+        },
       ]);
       k.hooks.routes.tapPromise('rest', async (router) => {
         for (const [method, path, route] of ROUTES) router[method](base + path, (req, res) => handle(route, req, res));

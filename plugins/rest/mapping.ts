@@ -60,7 +60,12 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
       const id = requiredId(req.id);
       const data = recordBody(req.body, req.object, 'The request body');
       if ('id' in data) {
-        if (data.id !== id) throw new ObjectQLError('INVALID_REQUEST', `The body's id ${JSON.stringify(data.id)} differs from the id '${id}' in the path; a record's id cannot change`, { field: 'id' });
+        if (data.id !== id)
+          throw new ObjectQLError(
+            'INVALID_REQUEST',
+            `The body's id ${JSON.stringify(data.id)} differs from the id '${id}' in the path; a record's id cannot change`,
+            { field: 'id' },
+          );
         delete data.id;
       }
       return ok({ ...(await repo.update(id, data)), ...type });
@@ -72,7 +77,8 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
     case 'bulkUpdate': {
       assertNoQuery(req.query);
       const body = bulkBody(req.body, ['filters', 'data'], 'bulk-update');
-      if (!isPlainObject(body.data)) throw new ObjectQLError('INVALID_REQUEST', "bulk-update needs 'data', an object of field values", { field: 'data' });
+      if (!isPlainObject(body.data))
+        throw new ObjectQLError('INVALID_REQUEST', "bulk-update needs 'data', an object of field values", { field: 'data' });
       return ok({ ...(await repo.updateMany(body.filters, body.data)), ...type });
     }
     case 'bulkDelete': {
@@ -101,22 +107,30 @@ function requiredId(id: string | undefined): string {
  * is dropped, so a record can be sent back as it was read; any other `@type` is an error.
  */
 function recordBody(body: unknown, object: string, what: string, alternative = ''): DataRecord {
-  if (!isPlainObject(body)) throw new ObjectQLError('INVALID_REQUEST', `${what} must be a JSON object of field values${alternative}, got ${describe(body)}`);
+  if (!isPlainObject(body))
+    throw new ObjectQLError('INVALID_REQUEST', `${what} must be a JSON object of field values${alternative}, got ${describe(body)}`);
   const { '@type': type, ...data } = body;
-  if (type !== undefined && type !== object) throw new ObjectQLError('INVALID_REQUEST', `${what} has '@type' ${JSON.stringify(type)}, but the path names '${object}'`, { field: '@type' });
+  if (type !== undefined && type !== object)
+    throw new ObjectQLError('INVALID_REQUEST', `${what} has '@type' ${JSON.stringify(type)}, but the path names '${object}'`, {
+      field: '@type',
+    });
   return data;
 }
 
 /** `{filters, data?}`: exactly the keys of the route, `filters` required (use {} to match every record). */
 function bulkBody(body: unknown, keys: string[], route: string): Record<string, unknown> {
   const shape = `{${keys.join(', ')}}`;
-  if (!isPlainObject(body)) throw new ObjectQLError('INVALID_REQUEST', `${route} needs a JSON object ${shape} as the request body, got ${describe(body)}`);
+  if (!isPlainObject(body))
+    throw new ObjectQLError('INVALID_REQUEST', `${route} needs a JSON object ${shape} as the request body, got ${describe(body)}`);
   for (const key of Object.keys(body)) {
-    if (!keys.includes(key)) throw new ObjectQLError('INVALID_REQUEST', `Unknown ${route} body field '${key}'; expected ${shape}`, { field: key });
+    if (!keys.includes(key))
+      throw new ObjectQLError('INVALID_REQUEST', `Unknown ${route} body field '${key}'; expected ${shape}`, { field: key });
   }
   const filters = body.filters;
   if (filters === undefined || filters === null || typeof filters !== 'object') {
-    throw new ObjectQLError('INVALID_REQUEST', `${route} needs 'filters', a filter map or array (use {} to match every record)`, { field: 'filters' });
+    throw new ObjectQLError('INVALID_REQUEST', `${route} needs 'filters', a filter map or array (use {} to match every record)`, {
+      field: 'filters',
+    });
   }
   return body;
 }

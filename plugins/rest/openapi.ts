@@ -5,7 +5,13 @@
  * components.
  */
 import {
-  errorResponses, schemaName, schemaRef, type ObjectDefinition, type OpenAPIDocument, type ReferenceObject, type SchemaObject,
+  errorResponses,
+  schemaName,
+  schemaRef,
+  type ObjectDefinition,
+  type OpenAPIDocument,
+  type ReferenceObject,
+  type SchemaObject,
 } from '../../kernel';
 
 type PathItem = NonNullable<OpenAPIDocument['paths'][string]>;
@@ -14,7 +20,12 @@ type Parameter = Exclude<NonNullable<Operation['parameters']>[number], Reference
 type Responses = Operation['responses'];
 
 const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
-const query = (name: string, description: string, schema: SchemaObject = { type: 'string' }, extra: Partial<Parameter> = {}): Parameter => ({ name, in: 'query', required: false, description, schema, ...extra });
+const query = (
+  name: string,
+  description: string,
+  schema: SchemaObject = { type: 'string' },
+  extra: Partial<Parameter> = {},
+): Parameter => ({ name, in: 'query', required: false, description, schema, ...extra });
 
 const BULK_ERRORS: SchemaObject = {
   type: 'array',
@@ -23,20 +34,37 @@ const BULK_ERRORS: SchemaObject = {
     type: 'object',
     required: ['index', 'error'],
     properties: {
-      index: { type: 'integer' }, id: { type: 'string' },
-      error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} } },
+      index: { type: 'integer' },
+      id: { type: 'string' },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+      },
     },
   },
 };
 const FILTERS: SchemaObject = {
-  description: 'Filter map ({"status": "active", "budget": [">", 1000]}) or array form ([["status", "=", "active"], "and", ...]); {} matches every record.',
-  oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+  description:
+    'Filter map ({"status": "active", "budget": [">", 1000]}) or array form ([["status", "=", "active"], "and", ...]); {} matches every record.',
+  oneOf: [
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: {} },
+  ],
 };
 
 const FIELDS = query('fields', 'Comma list of fields to return (id always comes), or a JSON array.');
-const EXPAND = query('expand', 'Comma list of relation fields to inline (a dotted path goes deeper), or a JSON map {field: {fields, filters, sort, top, expand}}.');
+const EXPAND = query(
+  'expand',
+  'Comma list of relation fields to inline (a dotted path goes deeper), or a JSON map {field: {fields, filters, sort, top, expand}}.',
+);
 const LIST_PARAMETERS: Parameter[] = [
-  query('filter', 'JSON-encoded filter: array form [["status", "=", "active"]] or map form {"status": "active"}.', { type: 'string' }, { example: '[["status","=","active"]]' }),
+  query(
+    'filter',
+    'JSON-encoded filter: array form [["status", "=", "active"]] or map form {"status": "active"}.',
+    { type: 'string' },
+    { example: '[["status","=","active"]]' },
+  ),
   query('sort', "A field or a comma list; descending as '-price' or 'price desc' (e.g. -price,name). May repeat."),
   query('top', 'Maximum records to return (default 100, at most the server limit).', { type: 'integer', minimum: 0 }),
   query('skip', 'Records to skip.', { type: 'integer', minimum: 0 }),
@@ -44,7 +72,12 @@ const LIST_PARAMETERS: Parameter[] = [
   FIELDS,
   EXPAND,
   query('groupBy', 'Comma list of fields to group by (with aggregate).'),
-  query('aggregate', 'JSON array of {func: count|sum|avg|min|max, field, alias}; sort may name aliases.', { type: 'string' }, { example: '[{"func":"sum","field":"budget","alias":"total"}]' }),
+  query(
+    'aggregate',
+    'JSON array of {func: count|sum|avg|min|max, field, alias}; sort may name aliases.',
+    { type: 'string' },
+    { example: '[{"func":"sum","field":"budget","alias":"total"}]' },
+  ),
 ];
 const ID: Parameter = { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } };
 
@@ -59,58 +92,143 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
   const name = schemaName(def.name);
   const tags = [def.label || def.name];
   const base = `${prefix}/${def.name}`;
-  const typed: SchemaObject = { allOf: [schemaRef(name), { type: 'object', required: ['@type'], properties: { '@type': { type: 'string', enum: [def.name] } } }] };
+  const typed: SchemaObject = {
+    allOf: [schemaRef(name), { type: 'object', required: ['@type'], properties: { '@type': { type: 'string', enum: [def.name] } } }],
+  };
   const input = schemaRef(`${name}Input`);
   const withType = (properties: Record<string, SchemaObject | ReferenceObject>, required: string[]): SchemaObject => ({
-    type: 'object', required: [...required, '@type'], properties: { ...properties, '@type': { type: 'string', enum: [def.name] } },
+    type: 'object',
+    required: [...required, '@type'],
+    properties: { ...properties, '@type': { type: 'string', enum: [def.name] } },
   });
   const count = withType({ count: { type: 'integer' }, errors: BULK_ERRORS }, ['count']);
-  const op = (operationId: string, summary: string, responses: Responses, more: Partial<Operation> = {}): Operation => ({ operationId: `rest_${operationId}_${def.name}`, summary, tags, ...more, responses });
+  const op = (operationId: string, summary: string, responses: Responses, more: Partial<Operation> = {}): Operation => ({
+    operationId: `rest_${operationId}_${def.name}`,
+    summary,
+    tags,
+    ...more,
+    responses,
+  });
   const body = (schema: SchemaObject | ReferenceObject, description: string) => ({ required: true, description, content: json(schema) });
 
-  const update = op('update', `Update a ${def.label} (only the fields sent change)`, {
-    200: { description: 'The changed fields with id, updated_at and @type', content: json(withType({ id: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } }, ['id'])) },
-    ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
-  }, { parameters: [ID], requestBody: body(input, 'Field values to change') });
+  const update = op(
+    'update',
+    `Update a ${def.label} (only the fields sent change)`,
+    {
+      200: {
+        description: 'The changed fields with id, updated_at and @type',
+        content: json(withType({ id: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } }, ['id'])),
+      },
+      ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
+    },
+    { parameters: [ID], requestBody: body(input, 'Field values to change') },
+  );
 
   return {
     [base]: {
-      get: op('list', `List ${def.label} records`, {
-        200: { description: '{items, meta}', content: json({ type: 'object', required: ['items', 'meta'], properties: { items: { type: 'array', items: schemaRef(name) }, meta: schemaRef('PageMeta') } }) },
-        ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
-      }, { parameters: LIST_PARAMETERS }),
-      post: op('create', `Create a ${def.label}, or many from an array`, {
-        201: {
-          description: 'The created record with @type; for an array body {items, count, @type} and errors for the items that failed',
-          content: json({ oneOf: [typed, withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, ['items', 'count'])] }),
+      get: op(
+        'list',
+        `List ${def.label} records`,
+        {
+          200: {
+            description: '{items, meta}',
+            content: json({
+              type: 'object',
+              required: ['items', 'meta'],
+              properties: { items: { type: 'array', items: schemaRef(name) }, meta: schemaRef('PageMeta') },
+            }),
+          },
+          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
         },
-        200: { description: 'Array body where no item could be created: {items: [], count: 0, @type, errors}', content: json(withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, ['items', 'count', 'errors'])) },
-        ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
-      }, { requestBody: body({ oneOf: [input, { type: 'array', items: input }] }, 'A record, or an array of records to create one by one') }),
+        { parameters: LIST_PARAMETERS },
+      ),
+      post: op(
+        'create',
+        `Create a ${def.label}, or many from an array`,
+        {
+          201: {
+            description: 'The created record with @type; for an array body {items, count, @type} and errors for the items that failed',
+            content: json({
+              oneOf: [
+                typed,
+                withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
+                  'items',
+                  'count',
+                ]),
+              ],
+            }),
+          },
+          200: {
+            description: 'Array body where no item could be created: {items: [], count: 0, @type, errors}',
+            content: json(
+              withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
+                'items',
+                'count',
+                'errors',
+              ]),
+            ),
+          },
+          ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
+        },
+        { requestBody: body({ oneOf: [input, { type: 'array', items: input }] }, 'A record, or an array of records to create one by one') },
+      ),
     },
     [`${base}/{id}`]: {
-      get: op('get', `One ${def.label}`, {
-        200: { description: 'The record with @type', content: json(typed) },
-        ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
-      }, { parameters: [ID, FIELDS, EXPAND] }),
+      get: op(
+        'get',
+        `One ${def.label}`,
+        {
+          200: { description: 'The record with @type', content: json(typed) },
+          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+        },
+        { parameters: [ID, FIELDS, EXPAND] },
+      ),
       put: update,
       patch: { ...update, operationId: `rest_patch_${def.name}`, summary: `Update a ${def.label} (same as PUT)` },
-      delete: op('delete', `Delete a ${def.label}`, {
-        200: { description: '{id, deleted: true, @type}', content: json(withType({ id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } }, ['id', 'deleted'])) },
-        ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
-      }, { parameters: [ID] }),
+      delete: op(
+        'delete',
+        `Delete a ${def.label}`,
+        {
+          200: {
+            description: '{id, deleted: true, @type}',
+            content: json(withType({ id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } }, ['id', 'deleted'])),
+          },
+          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+        },
+        { parameters: [ID] },
+      ),
     },
     [`${base}/bulk-update`]: {
-      post: op('bulkUpdate', `Update every matching ${def.label}, record by record`, {
-        200: { description: '{count, @type} and errors for the records that failed', content: json(count) },
-        ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
-      }, { requestBody: body({ type: 'object', required: ['filters', 'data'], additionalProperties: false, properties: { filters: FILTERS, data: input } }, '{filters, data}') }),
+      post: op(
+        'bulkUpdate',
+        `Update every matching ${def.label}, record by record`,
+        {
+          200: { description: '{count, @type} and errors for the records that failed', content: json(count) },
+          ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+        },
+        {
+          requestBody: body(
+            { type: 'object', required: ['filters', 'data'], additionalProperties: false, properties: { filters: FILTERS, data: input } },
+            '{filters, data}',
+          ),
+        },
+      ),
     },
     [`${base}/bulk-delete`]: {
-      post: op('bulkDelete', `Delete every matching ${def.label}, record by record`, {
-        200: { description: '{count, @type} and errors for the records that failed', content: json(count) },
-        ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
-      }, { requestBody: body({ type: 'object', required: ['filters'], additionalProperties: false, properties: { filters: FILTERS } }, '{filters}') }),
+      post: op(
+        'bulkDelete',
+        `Delete every matching ${def.label}, record by record`,
+        {
+          200: { description: '{count, @type} and errors for the records that failed', content: json(count) },
+          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+        },
+        {
+          requestBody: body(
+            { type: 'object', required: ['filters'], additionalProperties: false, properties: { filters: FILTERS } },
+            '{filters}',
+          ),
+        },
+      ),
     },
   };
 }

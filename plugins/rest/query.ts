@@ -5,7 +5,16 @@
  * Policy: a parameter is never silently ignored. An unknown name, a scalar given twice, a value
  * that does not parse is INVALID_REQUEST naming the parameter (details.parameter).
  */
-import { ObjectQLError, assertSpecExpand, parseFilter, parseSort, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
+import {
+  ObjectQLError,
+  assertSpecExpand,
+  parseFilter,
+  parseSort,
+  type ExpandOptions,
+  type FindOptions,
+  type ResolvedConfig,
+  type SortInput,
+} from '../../kernel';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
 export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxTop' | 'maxFilterDepth' | 'maxFilterConditions'>;
@@ -35,7 +44,9 @@ export function collectParams(pairs: QueryPairs, allowed: readonly string[], whe
   if (unknown.length) {
     const names = unknown.map((n) => `'${n}'`).join(', ');
     const expected = allowed.length ? `; ${where} accepts ${allowed.join(', ')}` : `; ${where} takes no query parameters`;
-    throw new ObjectQLError('INVALID_REQUEST', `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}${expected}`, { parameters: unknown });
+    throw new ObjectQLError('INVALID_REQUEST', `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}${expected}`, {
+      parameters: unknown,
+    });
   }
   for (const [name, values] of params) {
     if (values.length > 1 && !REPEATABLE.has(name)) throw invalidParam(name, `is given ${values.length} times; give it once`);
@@ -97,7 +108,8 @@ function parseJson(name: string, raw: string): unknown {
 /** The spec's filter, JSON-encoded: array form or map form. Checked here for shape; the engine checks fields and values. */
 export function parseFilterParam(raw: string, limits: Pick<QueryLimits, 'maxFilterDepth' | 'maxFilterConditions'>): unknown {
   const value = parseJson('filter', raw);
-  if (value === null || typeof value !== 'object') throw invalidParam('filter', 'must be a JSON array of conditions or a JSON object of field values');
+  if (value === null || typeof value !== 'object')
+    throw invalidParam('filter', 'must be a JSON array of conditions or a JSON object of field values');
   try {
     parseFilter(value, { maxDepth: limits.maxFilterDepth, maxConditions: limits.maxFilterConditions });
   } catch (err) {
@@ -115,7 +127,7 @@ export function parseSortParam(values: string[]): SortInput {
   if (values.some((v) => v.trimStart().startsWith('['))) {
     if (values.length > 1) throw invalidParam('sort', 'in JSON form must be given once');
     const value = parseJson('sort', values[0]);
-    if (!Array.isArray(value)) throw invalidParam('sort', "in JSON form must be an array such as [[\"name\", \"asc\"]]");
+    if (!Array.isArray(value)) throw invalidParam('sort', 'in JSON form must be an array such as [["name", "asc"]]');
     return value as SortInput;
   }
   // Repeated parameters sort in order; the kernel reads the syntax (and names 'sort' in its errors).
@@ -127,7 +139,11 @@ function parseTop(params: Params, maxTop: number): number | undefined {
   const top = integerParam(params, 'top');
   const limit = integerParam(params, 'limit');
   if (top !== undefined && limit !== undefined && top !== limit) {
-    throw new ObjectQLError('INVALID_REQUEST', `Query parameters 'top' (${top}) and 'limit' (${limit}) disagree: 'limit' is an alias of 'top', give one`, { parameter: 'limit' });
+    throw new ObjectQLError(
+      'INVALID_REQUEST',
+      `Query parameters 'top' (${top}) and 'limit' (${limit}) disagree: 'limit' is an alias of 'top', give one`,
+      { parameter: 'limit' },
+    );
   }
   const name = top !== undefined ? 'top' : 'limit';
   const value = top ?? limit;
@@ -147,14 +163,16 @@ function integerParam(params: Params, name: string): number | undefined {
 export function parseNameList(name: string, values: string[]): string[] {
   if (values.length === 1 && values[0].trimStart().startsWith('[')) {
     const list = parseJson(name, values[0]);
-    if (!Array.isArray(list) || !list.every((f) => typeof f === 'string' && f !== '')) throw invalidParam(name, 'in JSON form must be an array of field names');
+    if (!Array.isArray(list) || !list.every((f) => typeof f === 'string' && f !== ''))
+      throw invalidParam(name, 'in JSON form must be an array of field names');
     return list as string[];
   }
   const names: string[] = [];
   for (const value of values) {
     for (const part of value.split(',')) {
       const field = part.trim();
-      if (!field || /\s/.test(field)) throw invalidParam(name, `has an invalid entry '${part}' in '${value}': use a comma list of field names`);
+      if (!field || /\s/.test(field))
+        throw invalidParam(name, `has an invalid entry '${part}' in '${value}': use a comma list of field names`);
       names.push(field);
     }
   }

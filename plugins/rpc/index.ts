@@ -10,14 +10,20 @@ export default definePlugin(() => {
     register(k) {
       kernel = k;
       const path = k.config.routes.rpc;
-      k.hooks.capabilities.tap('rpc', (list) => [...list, { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] }]);
+      k.hooks.capabilities.tap('rpc', (list) => [
+        ...list,
+        { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] },
+      ]);
       k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, kernel.registry.objects(), kernel.config.limits));
       k.hooks.routes.tapPromise('rpc', async (router) => {
         router.post(path, async (req, res) => {
           try {
             // A body that is not declared as JSON is never parsed: say so rather than "not an object".
             if (req.is(['application/json', 'application/*+json']) === false) {
-              throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`);
+              throw new ObjectQLError(
+                'INVALID_REQUEST',
+                `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`,
+              );
             }
             const request = parseRpcRequest(req.body);
             const ctx = { ...kernel.http.context(req) };

@@ -4,7 +4,18 @@
  */
 import { ObjectQLError, assertSpecExpand, type DataEngine, type RequestContext, type User } from '../../kernel';
 
-export const RPC_OPS = ['find', 'findOne', 'create', 'update', 'delete', 'count', 'action', 'createMany', 'updateMany', 'deleteMany'] as const;
+export const RPC_OPS = [
+  'find',
+  'findOne',
+  'create',
+  'update',
+  'delete',
+  'count',
+  'action',
+  'createMany',
+  'updateMany',
+  'deleteMany',
+] as const;
 export type RpcOp = (typeof RPC_OPS)[number];
 
 export interface RpcRequest {
@@ -22,21 +33,27 @@ const REQUEST_KEYS = new Set(['op', 'object', 'args', 'user', 'ai_context', '@ty
 export function parseRpcRequest(body: unknown): RpcRequest {
   if (!isPlainObject(body)) throw new ObjectQLError('INVALID_REQUEST', 'Request body must be a JSON object {op, object, args}');
   for (const key of Object.keys(body)) {
-    if (!REQUEST_KEYS.has(key)) throw new ObjectQLError('INVALID_REQUEST', `Unknown request field '${key}'; expected op, object, args, user, ai_context`);
+    if (!REQUEST_KEYS.has(key))
+      throw new ObjectQLError('INVALID_REQUEST', `Unknown request field '${key}'; expected op, object, args, user, ai_context`);
   }
   const { op, object, args, user, ai_context } = body;
   if (typeof op !== 'string' || !op) throw new ObjectQLError('INVALID_REQUEST', "'op' is required: one of " + RPC_OPS.join(', '));
-  if (!(RPC_OPS as readonly string[]).includes(op)) throw new ObjectQLError('INVALID_REQUEST', `Unknown op '${op}'; use one of ${RPC_OPS.join(', ')}`);
+  if (!(RPC_OPS as readonly string[]).includes(op))
+    throw new ObjectQLError('INVALID_REQUEST', `Unknown op '${op}'; use one of ${RPC_OPS.join(', ')}`);
   const objectName = object ?? body['@type'];
-  if (typeof objectName !== 'string' || !objectName) throw new ObjectQLError('INVALID_REQUEST', "'object' is required: the name of the target object");
-  if (ai_context !== undefined && !isPlainObject(ai_context)) throw new ObjectQLError('INVALID_REQUEST', "'ai_context' must be an object {intent, natural_language, use_case}");
+  if (typeof objectName !== 'string' || !objectName)
+    throw new ObjectQLError('INVALID_REQUEST', "'object' is required: the name of the target object");
+  if (ai_context !== undefined && !isPlainObject(ai_context))
+    throw new ObjectQLError('INVALID_REQUEST', "'ai_context' must be an object {intent, natural_language, use_case}");
   return { op: op as RpcOp, object: objectName, args, user: user === undefined ? undefined : parseBodyUser(user), ai_context };
 }
 
 function parseBodyUser(user: unknown): User {
-  if (!isPlainObject(user) || typeof user.id !== 'string' || !user.id) throw new ObjectQLError('INVALID_REQUEST', "'user' must be {id: string, roles: string[]}");
+  if (!isPlainObject(user) || typeof user.id !== 'string' || !user.id)
+    throw new ObjectQLError('INVALID_REQUEST', "'user' must be {id: string, roles: string[]}");
   const roles = user.roles ?? [];
-  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) throw new ObjectQLError('INVALID_REQUEST', "'user.roles' must be an array of strings");
+  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string'))
+    throw new ObjectQLError('INVALID_REQUEST', "'user.roles' must be an array of strings");
   return { ...user, id: user.id, roles: roles as string[] };
 }
 
@@ -62,7 +79,11 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
       }
       const record = await repo.findOne(a as never);
       if (!record) {
-        throw new ObjectQLError('NOT_FOUND', typeof args === 'string' ? `Record '${args}' of '${req.object}' not found` : `No '${req.object}' record matches the filters`, { object: req.object, ...(typeof args === 'string' ? { id: args } : {}) });
+        throw new ObjectQLError(
+          'NOT_FOUND',
+          typeof args === 'string' ? `Record '${args}' of '${req.object}' not found` : `No '${req.object}' record matches the filters`,
+          { object: req.object, ...(typeof args === 'string' ? { id: args } : {}) },
+        );
       }
       return { ...record, ...type };
     }
@@ -117,7 +138,9 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Arguments are never silently ignored, and no engine-internal option (such as a raw `filter` tree) passes. */
 function checkKeys(args: Record<string, unknown>, allowed: ReadonlySet<string>, op: string): void {
-  for (const key of Object.keys(args)) if (!allowed.has(key)) throw new ObjectQLError('INVALID_REQUEST', `Unknown ${op} argument '${key}'; expected ${[...allowed].join(', ')}`);
+  for (const key of Object.keys(args))
+    if (!allowed.has(key))
+      throw new ObjectQLError('INVALID_REQUEST', `Unknown ${op} argument '${key}'; expected ${[...allowed].join(', ')}`);
 }
 
 function optionalObject(args: unknown, op: string): Record<string, unknown> {

@@ -28,7 +28,12 @@ export function rpcSchemaName(op: RpcOp, suffix: 'Request' | 'Args'): string {
   return `Rpc${op[0].toUpperCase()}${op.slice(1)}${suffix}`;
 }
 
-export function addRpcPaths(doc: OpenAPIDocument, path: string, objects: readonly ObjectDefinition[], limits: ResolvedConfig['limits']): OpenAPIDocument {
+export function addRpcPaths(
+  doc: OpenAPIDocument,
+  path: string,
+  objects: readonly ObjectDefinition[],
+  limits: ResolvedConfig['limits'],
+): OpenAPIDocument {
   const schemas = { ...sharedSchemas(objects), ...argsSchemas(limits), ...requestSchemas(), ...responseSchemas() };
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } };
   doc.tags = [...(doc.tags ?? []), { name: 'JSON-RPC', description: 'One route, one operation per request: {op, object, args}' }];
@@ -50,11 +55,31 @@ export function addRpcPaths(doc: OpenAPIDocument, path: string, objects: readonl
             'action: RpcActionResponse; createMany: RpcCreateManyResponse; updateMany, deleteMany: RpcBulkResponse',
           content: {
             'application/json': {
-              schema: { anyOf: ['RpcFindResponse', 'RpcRecordResponse', 'RpcDeleteResponse', 'RpcCountResponse', 'RpcActionResponse', 'RpcCreateManyResponse', 'RpcBulkResponse'].map(ref) },
+              schema: {
+                anyOf: [
+                  'RpcFindResponse',
+                  'RpcRecordResponse',
+                  'RpcDeleteResponse',
+                  'RpcCountResponse',
+                  'RpcActionResponse',
+                  'RpcCreateManyResponse',
+                  'RpcBulkResponse',
+                ].map(ref),
+              },
             },
           },
         },
-        ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'EXPAND_DEPTH_EXCEEDED', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INTERNAL_ERROR', 'DATABASE_ERROR'),
+        ...errorResponses(
+          'INVALID_REQUEST',
+          'VALIDATION_ERROR',
+          'EXPAND_DEPTH_EXCEEDED',
+          'UNAUTHORIZED',
+          'FORBIDDEN',
+          'NOT_FOUND',
+          'CONFLICT',
+          'INTERNAL_ERROR',
+          'DATABASE_ERROR',
+        ),
       },
     },
   };
@@ -69,27 +94,49 @@ function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Sch
     RpcObjectName: { type: 'string', description: 'the target object', ...(names.length ? { enum: names } : {}) },
     RpcActionName: { type: 'string', description: 'an action declared on the target object', ...(actions.length ? { enum: actions } : {}) },
     RpcFieldMap: inputs.length
-      ? { description: "field values of the target object: its `<Object>Input` schema", anyOf: inputs }
+      ? { description: 'field values of the target object: its `<Object>Input` schema', anyOf: inputs }
       : { type: 'object', additionalProperties: true },
     RpcFilter: {
       description:
         'Array form: conditions [field, operator, value] joined by "and" / "or" (adjacent conditions are and-ed; a condition may be a nested list; ["not", [...]] negates). ' +
         'Map form: {field: value} for equality or {field: [operator, value]}. Operators: = != > >= < <= in, not in, like, startswith, endswith, contains, between.',
       oneOf: [
-        { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'array', items: {} }] }, example: [['status', '=', 'active'], 'and', ['budget', '>', 1000]] },
+        {
+          type: 'array',
+          items: { oneOf: [{ type: 'string' }, { type: 'array', items: {} }] },
+          example: [['status', '=', 'active'], 'and', ['budget', '>', 1000]],
+        },
         ref('RpcFilterMap'),
       ],
     },
-    RpcFilterMap: { type: 'object', description: 'field → value (equality) or [operator, value]', additionalProperties: true, example: { status: 'active', budget: ['>', 1000] } },
+    RpcFilterMap: {
+      type: 'object',
+      description: 'field → value (equality) or [operator, value]',
+      additionalProperties: true,
+      example: { status: 'active', budget: ['>', 1000] },
+    },
     RpcSort: {
       description: '[[field, "asc" | "desc"], ...], or "name", "-budget", "name, budget desc"',
-      oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } }] } }],
+      oneOf: [
+        { type: 'string' },
+        { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } }] } },
+      ],
     },
-    RpcExpand: { type: 'object', description: 'relation field → options; the related record appears inline under that field', additionalProperties: ref('RpcExpandOptions') },
+    RpcExpand: {
+      type: 'object',
+      description: 'relation field → options; the related record appears inline under that field',
+      additionalProperties: ref('RpcExpandOptions'),
+    },
     RpcExpandOptions: {
       type: 'object',
       additionalProperties: false,
-      properties: { fields: strings, filters: ref('RpcFilter'), sort: ref('RpcSort'), top: { type: 'integer', minimum: 0 }, expand: ref('RpcExpand') },
+      properties: {
+        fields: strings,
+        filters: ref('RpcFilter'),
+        sort: ref('RpcSort'),
+        top: { type: 'integer', minimum: 0 },
+        expand: ref('RpcExpand'),
+      },
     },
     RpcAggregate: {
       type: 'object',
@@ -122,7 +169,10 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
   const filters = ref('RpcFilter');
   const filterMap = ref('RpcFilterMap');
   const object = (properties: Record<string, Schema>, required: string[] = []): SchemaObject => ({
-    type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties,
+    type: 'object',
+    additionalProperties: false,
+    ...(required.length ? { required } : {}),
+    properties,
   });
   return {
     RpcFindArgs: object({
@@ -141,7 +191,14 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
     RpcUpdateArgs: object({ id, data: ref('RpcFieldMap') }, ['id', 'data']),
     RpcDeleteArgs: { oneOf: [id, object({ id }, ['id'])] },
     RpcCountArgs: object({ filters }),
-    RpcActionArgs: object({ action: ref('RpcActionName'), id: { type: 'string', description: 'the record, for a record action' }, input: { type: 'object', additionalProperties: true } }, ['action']),
+    RpcActionArgs: object(
+      {
+        action: ref('RpcActionName'),
+        id: { type: 'string', description: 'the record, for a record action' },
+        input: { type: 'object', additionalProperties: true },
+      },
+      ['action'],
+    ),
     RpcCreateManyArgs: { type: 'array', items: ref('RpcFieldMap'), maxItems: limits.maxBulkItems },
     RpcUpdateManyArgs: object({ filters: filterMap, data: ref('RpcFieldMap') }, ['filters', 'data']),
     RpcDeleteManyArgs: object({ filters: filterMap }, ['filters']),
@@ -172,16 +229,25 @@ function requestSchemas(): Record<string, Schema> {
 }
 
 function responseSchemas(): Record<string, Schema> {
-  const bulkErrors: SchemaObject = { type: 'array', items: ref('RpcBulkError'), description: 'the items that failed; the others were processed' };
+  const bulkErrors: SchemaObject = {
+    type: 'array',
+    items: ref('RpcBulkError'),
+    description: 'the items that failed; the others were processed',
+  };
   const count: SchemaObject = { type: 'integer', minimum: 0 };
   return {
     RpcRecord: {
       type: 'object',
-      description: "A record of the target object (its `<Object>` schema), limited to `fields` when given, with expanded relations inline; with groupBy, one row per group.",
+      description:
+        'A record of the target object (its `<Object>` schema), limited to `fields` when given, with expanded relations inline; with groupBy, one row per group.',
       additionalProperties: true,
       properties: { id: { type: 'string' } },
     },
-    RpcFindResponse: { type: 'object', required: ['items', 'meta'], properties: { items: { type: 'array', items: ref('RpcRecord') }, meta: ref('PageMeta') } },
+    RpcFindResponse: {
+      type: 'object',
+      required: ['items', 'meta'],
+      properties: { items: { type: 'array', items: ref('RpcRecord') }, meta: ref('PageMeta') },
+    },
     RpcRecordResponse: {
       type: 'object',
       description: 'findOne and create: the record; update: the changed fields with id and updated_at',
@@ -189,13 +255,27 @@ function responseSchemas(): Record<string, Schema> {
       additionalProperties: true,
       properties: { id: { type: 'string' }, '@type': typeProp },
     },
-    RpcDeleteResponse: { type: 'object', required: ['id', 'deleted', '@type'], properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] }, '@type': typeProp } },
+    RpcDeleteResponse: {
+      type: 'object',
+      required: ['id', 'deleted', '@type'],
+      properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] }, '@type': typeProp },
+    },
     RpcCountResponse: { type: 'object', required: ['count', '@type'], properties: { count, '@type': typeProp } },
-    RpcActionResponse: { type: 'object', description: "the action's result map", required: ['@type'], additionalProperties: true, properties: { '@type': typeProp } },
+    RpcActionResponse: {
+      type: 'object',
+      description: "the action's result map",
+      required: ['@type'],
+      additionalProperties: true,
+      properties: { '@type': typeProp },
+    },
     RpcBulkError: {
       type: 'object',
       required: ['index', 'error'],
-      properties: { index: { type: 'integer', minimum: 0 }, id: { type: 'string' }, error: structuredClone(ERROR_SCHEMA.properties!.error) },
+      properties: {
+        index: { type: 'integer', minimum: 0 },
+        id: { type: 'string' },
+        error: structuredClone(ERROR_SCHEMA.properties!.error),
+      },
     },
     RpcCreateManyResponse: {
       type: 'object',
@@ -211,7 +291,10 @@ function examples(objects: readonly ObjectDefinition[]): { examples?: Record<str
   const def = objects[0];
   if (!def) return {};
   const object = def.name;
-  const fields = Object.values(def.fields).filter((f) => !f.system).slice(0, 2).map((f) => f.name);
+  const fields = Object.values(def.fields)
+    .filter((f) => !f.system)
+    .slice(0, 2)
+    .map((f) => f.name);
   return {
     examples: {
       find: { summary: `find: first 10 ${object} records`, value: { op: 'find', object, args: { fields: ['id', ...fields], top: 10 } } },

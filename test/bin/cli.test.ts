@@ -107,12 +107,18 @@ describe('objectql command line', function () {
     });
     expect(res.status).to.equal(200);
     const body = (await res.json()) as any;
-    expect(body.items).to.deep.equal([{ id: 'g-2', text: 'bonjour' }, { id: 'g-1', text: 'hello' }]);
+    expect(body.items).to.deep.equal([
+      { id: 'g-2', text: 'bonjour' },
+      { id: 'g-1', text: 'hello' },
+    ]);
     expect(body.meta.total).to.equal(2);
 
     proc.child.kill('SIGTERM');
     expect(await proc.exited(), proc.stderr()).to.equal(0);
-    const after = await fetch(`${url}/health`).then((r) => r.status, (err: Error) => err.name);
+    const after = await fetch(`${url}/health`).then(
+      (r) => r.status,
+      (err: Error) => err.name,
+    );
     expect(after).to.not.equal(200);
   });
 

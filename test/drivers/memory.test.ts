@@ -54,7 +54,11 @@ describe('memory driver', () => {
       });
     await Promise.all([run('t1'), run('t2'), run('t3')]);
     const rows = await ds.find(ITEM, { sort: [{ field: 'id', dir: 'asc' }], fields: ['qty'] });
-    expect(rows).to.deep.equal([{ id: 't1', qty: 0 }, { id: 't2', qty: 1 }, { id: 't3', qty: 2 }]);
+    expect(rows).to.deep.equal([
+      { id: 't1', qty: 0 },
+      { id: 't2', qty: 1 },
+      { id: 't3', qty: 2 },
+    ]);
   });
 
   it('does not block calls without a transaction while one is open', async () => {

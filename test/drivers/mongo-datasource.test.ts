@@ -97,12 +97,22 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const rows = await ds.find(ITEM, {
         filter: { field: 'qty', op: 'gt', value: 5 },
         fields: ['name'],
-        sort: [{ field: 'name', dir: 'desc' }, { field: 'id', dir: 'asc' }],
+        sort: [
+          { field: 'name', dir: 'desc' },
+          { field: 'id', dir: 'asc' },
+        ],
         skip: 2,
         top: 3,
       });
       expect(rows).to.deep.equal([{ id: 'a', name: 'Apple' }]);
-      expect(calls).to.deep.equal([[ITEM, 'find', { qty: { $gt: 5 } }, { session: undefined, projection: { _id: 1, name: 1 }, sort: { name: -1, _id: 1 }, skip: 2, limit: 3 }]]);
+      expect(calls).to.deep.equal([
+        [
+          ITEM,
+          'find',
+          { qty: { $gt: 5 } },
+          { session: undefined, projection: { _id: 1, name: 1 }, sort: { name: -1, _id: 1 }, skip: 2, limit: 3 },
+        ],
+      ]);
     });
 
     it('leaves out what is not asked for, and asks nothing for top 0 (MongoDB reads limit 0 as no limit)', async () => {
@@ -129,7 +139,9 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       expect(created).to.deep.equal({ id: 'x', name: 'n', tags: ['a'] });
       expect(calls).to.deep.equal([[ITEM, 'insertOne', { _id: 'x', name: 'n', tags: ['a'] }, { session: undefined }]]);
       const generated = await ds.create(ITEM, { name: 'g' });
-      expect(generated.id).to.be.a('string').and.equal((calls[1][2] as { _id: string })._id);
+      expect(generated.id)
+        .to.be.a('string')
+        .and.equal((calls[1][2] as { _id: string })._id);
     });
 
     it('updates by id with a pipeline of literals and returns the whole record', async () => {
@@ -137,7 +149,13 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const updated = await ds.update(ITEM, 'x', { id: 'ignored', meta: { $weird: 1 }, qty: null });
       expect(updated).to.deep.equal({ id: 'x', name: 'n', meta: { $weird: 1 }, qty: null });
       expect(calls).to.deep.equal([
-        [ITEM, 'findOneAndUpdate', { _id: { $eq: 'x' } }, [{ $set: { meta: { $literal: { $weird: 1 } }, qty: { $literal: null } } }], { session: undefined, returnDocument: 'after' }],
+        [
+          ITEM,
+          'findOneAndUpdate',
+          { _id: { $eq: 'x' } },
+          [{ $set: { meta: { $literal: { $weird: 1 } }, qty: { $literal: null } } }],
+          { session: undefined, returnDocument: 'after' },
+        ],
       ]);
     });
 
@@ -176,17 +194,29 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const rows = await ds.aggregate(ITEM, { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }] });
       expect(rows).to.deep.equal([{ status: 'open', n: 2 }]);
       expect(calls).to.deep.equal([
-        [ITEM, 'aggregate', [
-          { $group: { _id: { g0: { $ifNull: ['$status', null] } }, a0: { $sum: 1 } } },
-          { $project: { _id: 0, status: '$_id.g0', n: '$a0' } },
-          { $sort: { status: 1 } },
-        ], { session: undefined }],
+        [
+          ITEM,
+          'aggregate',
+          [
+            { $group: { _id: { g0: { $ifNull: ['$status', null] } }, a0: { $sum: 1 } } },
+            { $project: { _id: 0, status: '$_id.g0', n: '$a0' } },
+            { $sort: { status: 1 } },
+          ],
+          { session: undefined },
+        ],
       ]);
     });
 
     it('answers one row without groupBy when the pipeline gives none', async () => {
       const { ds } = datasource({ aggregate: [] });
-      expect(await ds.aggregate(ITEM, { aggregate: [{ func: 'count', alias: 'n' }, { func: 'max', field: 'qty', alias: 'top' }] })).to.deep.equal([{ n: 0, top: null }]);
+      expect(
+        await ds.aggregate(ITEM, {
+          aggregate: [
+            { func: 'count', alias: 'n' },
+            { func: 'max', field: 'qty', alias: 'top' },
+          ],
+        }),
+      ).to.deep.equal([{ n: 0, top: null }]);
     });
   });
 
@@ -200,7 +230,12 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
         [ITEM, 'createIndex', { code: 1 }, { name: 'oql_uq_code', unique: true, partialFilterExpression: { code: { $gte: '' } } }],
         [OWNER, 'createCollection'],
         [OWNER, 'listIndexes'],
-        [OWNER, 'createIndex', { org: 1, email: 1 }, { name: 'oql_idx_tck_owner_org_email', unique: true, partialFilterExpression: { org: { $gte: '' }, email: { $gte: '' } } }],
+        [
+          OWNER,
+          'createIndex',
+          { org: 1, email: 1 },
+          { name: 'oql_idx_tck_owner_org_email', unique: true, partialFilterExpression: { org: { $gte: '' }, email: { $gte: '' } } },
+        ],
       ]);
     });
 
@@ -224,9 +259,14 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const { ds } = datasource({ createIndex: dup });
       const error = await rejection(ds.syncSchema([tckObjects()[0]]));
       expect(error).to.be.instanceOf(PluginError);
-      expect(error.message).to.equal(`Cannot make field 'code' of object '${ITEM}' unique (index 'oql_uq_code'): stored records share a value; fix the data or the metadata`);
+      expect(error.message).to.equal(
+        `Cannot make field 'code' of object '${ITEM}' unique (index 'oql_uq_code'): stored records share a value; fix the data or the metadata`,
+      );
 
-      const old = Object.assign(new Error('E11000 duplicate key error collection: app.tck_owner index: oql_idx_tck_owner_org_email dup key: { : "x", : "y" }'), { code: 11000 });
+      const old = Object.assign(
+        new Error('E11000 duplicate key error collection: app.tck_owner index: oql_idx_tck_owner_org_email dup key: { : "x", : "y" }'),
+        { code: 11000 },
+      );
       const { ds: synced } = datasource({ insertOne: old });
       await synced.syncSchema(tckObjects());
       const conflict = (await rejection(synced.create(OWNER, { org: 'x', email: 'y' }))) as ObjectQLError;
@@ -264,9 +304,11 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const session = fakeSession(events, async () => Promise.reject(Object.assign(new Error('WriteConflict'), { code: 112 })));
       const { ds } = datasource({}, { transactions: true, session });
       let leaked: unknown;
-      const error = (await rejection(ds.transaction(async (tx) => {
-        leaked = tx;
-      }))) as ObjectQLError;
+      const error = (await rejection(
+        ds.transaction(async (tx) => {
+          leaked = tx;
+        }),
+      )) as ObjectQLError;
       expect(error.code).to.equal('CONFLICT');
       expect(events).to.deep.equal(['start', 'commit', 'end']);
       const late = (await rejection(ds.find(ITEM, {}, leaked as never))) as ObjectQLError;

@@ -79,7 +79,9 @@ describe('mongo driver: translation', () => {
       const doc = toDocument({ name: 'x', qty: undefined, note: null });
       expect(doc._id).to.be.a('string').with.length(36);
       expect(doc).to.deep.equal({ _id: doc._id, name: 'x', note: null });
-      expect(toDocument({ id: null })._id).to.be.a('string').with.length(36);
+      expect(toDocument({ id: null })._id)
+        .to.be.a('string')
+        .with.length(36);
     });
 
     it('copies values, so the caller keeps its own objects', () => {
@@ -137,7 +139,11 @@ describe('mongo driver: translation', () => {
       ['in drops nulls, which equal nothing', c('status', 'in', ['open', null]), { status: { $in: ['open'] } }],
       ['in with nothing matches nothing', c('status', 'in', []), NONE],
       ['in of only null matches nothing', c('status', 'in', [null]), NONE],
-      ['in with a list item', c('tags', 'in', ['red', ['x']]), { $or: [{ tags: { $in: ['red'] } }, { tags: { $elemMatch: { $eq: ['x'] } } }] }],
+      [
+        'in with a list item',
+        c('tags', 'in', ['red', ['x']]),
+        { $or: [{ tags: { $in: ['red'] } }, { tags: { $elemMatch: { $eq: ['x'] } } }] },
+      ],
       ['nin', c('status', 'nin', ['open']), { status: { $nin: ['open'] } }],
       ['nin with nothing matches everything', c('status', 'nin', []), {}],
       [
@@ -181,7 +187,11 @@ describe('mongo driver: translation', () => {
       ['file != null', c('contract', 'isnull', false), { contract: some }],
       ['multiple image = null', c('photos', 'isnull', true), { photos: none }],
       ['multiple image != null', c('photos', 'isnull', false), { photos: some }],
-      ['both present', { and: [c('contract', 'isnull', false), c('photos', 'isnull', false)] }, { $and: [{ contract: some }, { photos: some }] }],
+      [
+        'both present',
+        { and: [c('contract', 'isnull', false), c('photos', 'isnull', false)] },
+        { $and: [{ contract: some }, { photos: some }] },
+      ],
       ['not file = null', { not: c('contract', 'isnull', true) }, { $nor: [{ contract: none }] }],
     ];
     for (const [title, filter, expected] of cases) {
@@ -193,7 +203,11 @@ describe('mongo driver: translation', () => {
     it('stores attachments as given and an update to null as null, which `= null` matches', () => {
       const file = { id: 'f-1', name: 'a.pdf', url: '/f/1', size: 3, type: 'application/pdf' };
       const photo = { name: 'p.png', url: '/f/2', size: 4, type: 'image/png', variants: { small: '/f/2/s' } };
-      expect(toDocument({ id: 'x', contract: file, photos: [photo, photo] })).to.deep.equal({ _id: 'x', contract: file, photos: [photo, photo] });
+      expect(toDocument({ id: 'x', contract: file, photos: [photo, photo] })).to.deep.equal({
+        _id: 'x',
+        contract: file,
+        photos: [photo, photo],
+      });
       expect(toDocument({ id: 'y', photos: [] })).to.deep.equal({ _id: 'y', photos: [] });
       expect(toPatch({ contract: null, photos: null })).to.deep.equal({ contract: null, photos: null });
     });
@@ -257,7 +271,8 @@ describe('mongo driver: translation', () => {
         t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
       };
-      const pick = (chars: string, max: number) => Array.from({ length: Math.floor(random() * (max + 1)) }, () => chars[Math.floor(random() * chars.length)]).join('');
+      const pick = (chars: string, max: number) =>
+        Array.from({ length: Math.floor(random() * (max + 1)) }, () => chars[Math.floor(random() * chars.length)]).join('');
       let matched = 0;
       for (let i = 0; i < 3000; i++) {
         const pattern = pick('aAb%_\\.*()[$^?\n#é', 7);
@@ -279,7 +294,9 @@ describe('mongo driver: translation', () => {
     const qtyLow = c('qty', 'lt', 6);
 
     it('nests and, or and not as $and, $or and $nor', () => {
-      expect(toMongoFilter({ and: [open, c('active', 'eq', true)] })).to.deep.equal({ $and: [{ status: { $eq: 'open' } }, { active: { $eq: true } }] });
+      expect(toMongoFilter({ and: [open, c('active', 'eq', true)] })).to.deep.equal({
+        $and: [{ status: { $eq: 'open' } }, { active: { $eq: true } }],
+      });
       expect(toMongoFilter({ or: [open, qtyLow] })).to.deep.equal({ $or: [{ status: { $eq: 'open' } }, { qty: { $lt: 6 } }] });
       expect(toMongoFilter({ not: qtyLow })).to.deep.equal({ $nor: [{ qty: { $lt: 6 } }] });
       expect(toMongoFilter({ and: [{ or: [open, c('status', 'eq', 'draft')] }, { not: qtyLow }] })).to.deep.equal({
@@ -333,9 +350,15 @@ describe('mongo driver: translation', () => {
 
     it('compares $strLenCP of string values inside $expr, never calling it on anything else', () => {
       const name = '$name';
-      expect(toMongoFilter(len('name', 'gt', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $gt: [{ $strLenCP: name }, 3] }, false] } });
-      expect(toMongoFilter(len('name', 'ne', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $ne: [{ $strLenCP: name }, 3] }, true] } });
-      expect(toMongoFilter(len('id', 'eq', 3))).to.deep.equal({ $expr: { $cond: [{ $eq: [{ $type: '$_id' }, 'string'] }, { $eq: [{ $strLenCP: '$_id' }, 3] }, false] } });
+      expect(toMongoFilter(len('name', 'gt', 3))).to.deep.equal({
+        $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $gt: [{ $strLenCP: name }, 3] }, false] },
+      });
+      expect(toMongoFilter(len('name', 'ne', 3))).to.deep.equal({
+        $expr: { $cond: [{ $eq: [{ $type: name }, 'string'] }, { $ne: [{ $strLenCP: name }, 3] }, true] },
+      });
+      expect(toMongoFilter(len('id', 'eq', 3))).to.deep.equal({
+        $expr: { $cond: [{ $eq: [{ $type: '$_id' }, 'string'] }, { $eq: [{ $strLenCP: '$_id' }, 3] }, false] },
+      });
       expect(toMongoFilter({ not: len('name', 'lt', 3) })).to.deep.equal({ $nor: [toMongoFilter(len('name', 'lt', 3))] });
     });
 
@@ -356,7 +379,9 @@ describe('mongo driver: translation', () => {
 
     it('refuses operators other than comparisons and unknown functions', () => {
       expect(invalid(() => toMongoFilter(len('name', 'in', [1, 2]))).code).to.equal('INVALID_REQUEST');
-      expect(invalid(() => toMongoFilter({ field: 'name', op: 'eq', value: 1, fn: 'upper' } as unknown as Filter)).code).to.equal('INVALID_REQUEST');
+      expect(invalid(() => toMongoFilter({ field: 'name', op: 'eq', value: 1, fn: 'upper' } as unknown as Filter)).code).to.equal(
+        'INVALID_REQUEST',
+      );
     });
   });
 
@@ -407,7 +432,8 @@ describe('mongo driver: translation', () => {
         return replay(input, value).split(literal).join(replacement);
       };
       const chain = escapedInPipeline('$v');
-      for (const value of ['.*+?^$()[]{}|\\#', 'a\\.b', 'plain', 'nul\0', '\\\\']) expect(replay(chain, value), value).to.equal(escapePcre(value));
+      for (const value of ['.*+?^$()[]{}|\\#', 'a\\.b', 'plain', 'nul\0', '\\\\'])
+        expect(replay(chain, value), value).to.equal(escapePcre(value));
       // A string starting with $ inside an expression is a field path: each character to find is a $literal.
       expect(JSON.stringify(chain)).to.contain('{"$literal":"$"}');
     });
@@ -421,14 +447,39 @@ describe('mongo driver: translation', () => {
     it('maps directions and fields, nulls ordered by MongoDB itself', () => {
       expect(toMongoSort(undefined)).to.equal(undefined);
       expect(toMongoSort([])).to.equal(undefined);
-      expect(toMongoSort([{ field: 'status', dir: 'asc' }, { field: 'qty', dir: 'desc' }], fieldPath)).to.deep.equal({ status: 1, qty: -1 });
-      expect(Object.keys(toMongoSort([{ field: 'status', dir: 'asc' }, { field: 'qty', dir: 'desc' }], fieldPath)!)).to.deep.equal(['status', 'qty']);
+      expect(
+        toMongoSort(
+          [
+            { field: 'status', dir: 'asc' },
+            { field: 'qty', dir: 'desc' },
+          ],
+          fieldPath,
+        ),
+      ).to.deep.equal({ status: 1, qty: -1 });
+      expect(
+        Object.keys(
+          toMongoSort(
+            [
+              { field: 'status', dir: 'asc' },
+              { field: 'qty', dir: 'desc' },
+            ],
+            fieldPath,
+          )!,
+        ),
+      ).to.deep.equal(['status', 'qty']);
       expect(toMongoSort([{ field: 'id', dir: 'desc' }], fieldPath)).to.deep.equal({ _id: -1 });
     });
 
     it('keeps the first of repeated keys, in place', () => {
-      const sort = toMongoSort([{ field: 'a', dir: 'asc' }, { field: 'b', dir: 'desc' }, { field: 'a', dir: 'desc' }]);
-      expect(Object.entries(sort!)).to.deep.equal([['a', 1], ['b', -1]]);
+      const sort = toMongoSort([
+        { field: 'a', dir: 'asc' },
+        { field: 'b', dir: 'desc' },
+        { field: 'a', dir: 'desc' },
+      ]);
+      expect(Object.entries(sort!)).to.deep.equal([
+        ['a', 1],
+        ['b', -1],
+      ]);
     });
   });
 
@@ -489,7 +540,14 @@ describe('mongo driver: translation', () => {
     });
 
     it('sorts groups by their fields when no sort is given, and ignores sort keys that name nothing', () => {
-      const plan = toPipeline({ groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }], sort: [{ field: 'nope', dir: 'desc' }, { field: 'n', dir: 'desc' }] });
+      const plan = toPipeline({
+        groupBy: ['status'],
+        aggregate: [{ func: 'count', alias: 'n' }],
+        sort: [
+          { field: 'nope', dir: 'desc' },
+          { field: 'n', dir: 'desc' },
+        ],
+      });
       expect(plan.pipeline).to.deep.equal([
         { $group: { _id: { g0: { $ifNull: ['$status', null] } }, a0: { $sum: 1 } } },
         { $project: { _id: 0, status: '$_id.g0', n: '$a0' } },
@@ -507,7 +565,15 @@ describe('mongo driver: translation', () => {
     });
 
     it('aggregates everything into one group without groupBy and pages that one row itself', () => {
-      const plan = toPipeline({ aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'qty', alias: 'total' }], sort: [{ field: 'n', dir: 'asc' }], skip: 0, top: 5 });
+      const plan = toPipeline({
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'qty', alias: 'total' },
+        ],
+        sort: [{ field: 'n', dir: 'asc' }],
+        skip: 0,
+        top: 5,
+      });
       expect(plan.pipeline).to.deep.equal([
         { $group: { _id: null, a0: { $sum: 1 }, a1: { $sum: '$qty' }, n1: { $sum: present('qty') } } },
         { $project: { _id: 0, n: '$a0', total: { $cond: [{ $eq: ['$n1', 0] }, null, '$a1'] } } },
@@ -542,17 +608,25 @@ describe('mongo driver: translation', () => {
 
   describe('store errors', () => {
     const logged: unknown[] = [];
-    const ctx = { datasource: 'default', object: 'tck_item', operation: 'create', logger: { error: (...args: unknown[]) => logged.push(args) } };
+    const ctx = {
+      datasource: 'default',
+      object: 'tck_item',
+      operation: 'create',
+      logger: { error: (...args: unknown[]) => logged.push(args) },
+    };
     beforeEach(() => {
       logged.length = 0;
     });
 
     it('turns a duplicate key (E11000) into CONFLICT naming the field from keyPattern', () => {
-      const err = Object.assign(new Error('E11000 duplicate key error collection: db.tck_item index: oql_uq_code dup key: { code: "U-1" }'), {
-        code: 11000,
-        keyPattern: { code: 1 },
-        keyValue: { code: 'U-1' },
-      });
+      const err = Object.assign(
+        new Error('E11000 duplicate key error collection: db.tck_item index: oql_uq_code dup key: { code: "U-1" }'),
+        {
+          code: 11000,
+          keyPattern: { code: 1 },
+          keyValue: { code: 'U-1' },
+        },
+      );
       const mapped = toStoreError(err, ctx);
       expect(mapped.code).to.equal('CONFLICT');
       expect(mapped.status).to.equal(409);
@@ -573,7 +647,10 @@ describe('mongo driver: translation', () => {
     });
 
     it('finds the fields by index name when an older server sends no keyPattern', () => {
-      const err = { code: 11000, errmsg: 'E11000 duplicate key error collection: db.tck_owner index: oql_idx_tck_owner_org_email dup key: { : "x", : "y" }' };
+      const err = {
+        code: 11000,
+        errmsg: 'E11000 duplicate key error collection: db.tck_owner index: oql_idx_tck_owner_org_email dup key: { : "x", : "y" }',
+      };
       const indexFields = (name: string) => (name === 'oql_idx_tck_owner_org_email' ? ['org', 'email'] : undefined);
       expect(duplicateFields(err, indexFields)).to.deep.equal(['org', 'email']);
       expect(duplicateFields({ code: 11000, errmsg: 'E11000 duplicate key error index: _id_ dup key: { : "a" }' })).to.deep.equal(['id']);
@@ -597,7 +674,12 @@ describe('mongo driver: translation', () => {
       expect(mapped.message).to.equal("Database error during create on object 'tck_item'");
       expect(mapped.details).to.equal(undefined);
       expect(logged).to.have.length(1);
-      expect((logged[0] as [{ err: unknown; object: string }])[0]).to.include({ err, object: 'tck_item', operation: 'create', datasource: 'default' });
+      expect((logged[0] as [{ err: unknown; object: string }])[0]).to.include({
+        err,
+        object: 'tck_item',
+        operation: 'create',
+        datasource: 'default',
+      });
       expect(toStoreError('weird', { ...ctx, object: '', operation: 'commit' }).message).to.equal('Database error during commit');
     });
 

@@ -54,13 +54,17 @@ describe('mongo driver against a server', function () {
     }
   });
 
-  const make = (): MongoDatasource => new MongoDatasource('default', parseMongoConfig('default', { driver: 'mongo', url: url!, database }), { logger: silent });
+  const make = (): MongoDatasource =>
+    new MongoDatasource('default', parseMongoConfig('default', { driver: 'mongo', url: url!, database }), { logger: silent });
 
   runDriverSuite('mongo', make);
 
   it('serves the sample application through JSON-RPC, seeded, filtered, grouped and written', async function () {
     this.timeout(30000);
-    const server = await startServer({ security: { allowBodyUser: true, adminRoles: ['admin'] }, datasources: { default: { driver: 'mongo', url: url!, database: `${database}_app` } } });
+    const server = await startServer({
+      security: { allowBodyUser: true, adminRoles: ['admin'] },
+      datasources: { default: { driver: 'mongo', url: url!, database: `${database}_app` } },
+    });
     try {
       const call = async (op: string, object: string, args: unknown) => {
         const res = await server.rpc({ op, object, args, user: USERS.carol });
@@ -188,7 +192,11 @@ describe('mongo driver without a server', () => {
 
   describe('config', () => {
     it('takes the database from `database` or the url, over MongoClient defaults', () => {
-      expect(parseMongoConfig('d', config)).to.deep.equal({ url: config.url, database: 'objectql_unit', options: { ...DEFAULT_CLIENT_OPTIONS } });
+      expect(parseMongoConfig('d', config)).to.deep.equal({
+        url: config.url,
+        database: 'objectql_unit',
+        options: { ...DEFAULT_CLIENT_OPTIONS },
+      });
       const given = parseMongoConfig('d', { ...config, database: 'other', options: { serverSelectionTimeoutMS: 100, appName: 'x' } });
       expect(given.database).to.equal('other');
       expect(given.options).to.deep.equal({ serverSelectionTimeoutMS: 100, ignoreUndefined: true, appName: 'x' });
@@ -208,7 +216,10 @@ describe('mongo driver without a server', () => {
         [{ driver: 'mongo', url: 'mongodb://h:1/d', databse: 'typo' }, "unknown option 'databse'"],
       ];
       for (const [cfg, text] of bad) {
-        expect(() => parseMongoConfig('reports', cfg as never), JSON.stringify(cfg)).to.throw(PluginError, text).with.property('message').that.contains("Datasource 'reports'");
+        expect(() => parseMongoConfig('reports', cfg as never), JSON.stringify(cfg))
+          .to.throw(PluginError, text)
+          .with.property('message')
+          .that.contains("Datasource 'reports'");
       }
     });
 
@@ -218,7 +229,15 @@ describe('mongo driver without a server', () => {
 
     it('fails connect with a start-up error that names the datasource and hides the password', async function () {
       this.timeout(10000);
-      const ds = new MongoDatasource('reports', parseMongoConfig('reports', { driver: 'mongo', url: 'mongodb://admin:s3cret@127.0.0.1:1/app', options: { serverSelectionTimeoutMS: 200 } }), { logger: silent });
+      const ds = new MongoDatasource(
+        'reports',
+        parseMongoConfig('reports', {
+          driver: 'mongo',
+          url: 'mongodb://admin:s3cret@127.0.0.1:1/app',
+          options: { serverSelectionTimeoutMS: 200 },
+        }),
+        { logger: silent },
+      );
       const error = await rejection(ds.connect());
       expect(error).to.be.instanceOf(PluginError);
       expect(error.message).to.contain("Datasource 'reports' could not connect to MongoDB").and.not.contain('s3cret');
@@ -244,7 +263,14 @@ describe('mongo driver without a server', () => {
     const ds = new MongoDatasource('default', parseMongoConfig('default', config), { logger: silent });
 
     it('answers DATABASE_ERROR to every call', async () => {
-      for (const call of [ds.find(ITEM, {}), ds.count(ITEM, undefined), ds.create(ITEM, {}), ds.update(ITEM, 'x', {}), ds.delete(ITEM, 'x'), ds.aggregate(ITEM, { aggregate: [{ func: 'count', alias: 'n' }] })]) {
+      for (const call of [
+        ds.find(ITEM, {}),
+        ds.count(ITEM, undefined),
+        ds.create(ITEM, {}),
+        ds.update(ITEM, 'x', {}),
+        ds.delete(ITEM, 'x'),
+        ds.aggregate(ITEM, { aggregate: [{ func: 'count', alias: 'n' }] }),
+      ]) {
         const error = (await rejection(call)) as ObjectQLError;
         expect(error).to.be.instanceOf(ObjectQLError);
         expect(error.code).to.equal('DATABASE_ERROR');
@@ -271,7 +297,9 @@ describe('mongo driver without a server', () => {
       expect(((await rejection(ds.find(ITEM, {}, leaked))) as ObjectQLError).message).to.equal('Transaction has already finished');
       const other = new MongoDatasource('other', parseMongoConfig('other', config), { logger: silent });
       await other.transaction(async (tx) => {
-        expect(((await rejection(ds.create(ITEM, {}, tx))) as ObjectQLError).message).to.equal("Transaction does not belong to datasource 'default'");
+        expect(((await rejection(ds.create(ITEM, {}, tx))) as ObjectQLError).message).to.equal(
+          "Transaction does not belong to datasource 'default'",
+        );
       });
       const boom = new ObjectQLError('VALIDATION_FAIL', 'boom');
       expect(await rejection(ds.transaction(async () => Promise.reject(boom)))).to.equal(boom);
@@ -295,7 +323,13 @@ describe('mongo driver without a server', () => {
         { name: 'oql_uq_code', fields: ['code'], key: { code: 1 }, unique: true, partialFilterExpression: { code: { $gte: '' } } },
       ]);
       expect(indexSpecs(owner)).to.deep.equal([
-        { name: 'oql_idx_tck_owner_org_email', fields: ['org', 'email'], key: { org: 1, email: 1 }, unique: true, partialFilterExpression: { org: { $gte: '' }, email: { $gte: '' } } },
+        {
+          name: 'oql_idx_tck_owner_org_email',
+          fields: ['org', 'email'],
+          key: { org: 1, email: 1 },
+          unique: true,
+          partialFilterExpression: { org: { $gte: '' }, email: { $gte: '' } },
+        },
       ]);
       const fields = {
         ...item.fields,
@@ -306,7 +340,14 @@ describe('mongo driver without a server', () => {
         meta: { ...item.fields.meta, unique: true },
         name: { ...item.fields.name, index: true },
       };
-      const specs = indexSpecs({ ...item, fields, indexes: [{ name: 'by_name', fields: ['name'], unique: true }, { name: 'by_id_qty', fields: ['id', 'qty'], unique: false }] });
+      const specs = indexSpecs({
+        ...item,
+        fields,
+        indexes: [
+          { name: 'by_name', fields: ['name'], unique: true },
+          { name: 'by_id_qty', fields: ['id', 'qty'], unique: false },
+        ],
+      });
       expect(specs.map((s) => [s.name, s.unique, s.partialFilterExpression])).to.deep.equal([
         // `name` was asked for plainly and as unique: the unique one serves both.
         ['oql_idx_by_name', true, { name: { $gte: '' } }],

@@ -24,7 +24,11 @@ describe('sql driver plugin and configuration', () => {
     const plugin = sqlDriver({});
     expect(plugin.name).to.equal('driver-sql');
     void plugin.register(kernel as unknown as Kernel, {});
-    const made = drivers.get('sql')!('reports', { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }, { logger: undefined as never, baseDir: base });
+    const made = drivers.get('sql')!(
+      'reports',
+      { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } },
+      { logger: undefined as never, baseDir: base },
+    );
     expect(made).to.be.instanceOf(SqlDatasource);
     expect(made.name).to.equal('reports');
     expect(made.capabilities).to.deep.equal({ transactions: true, aggregation: true, fullTextSearch: false });
@@ -32,22 +36,42 @@ describe('sql driver plugin and configuration', () => {
   });
 
   it('resolves a relative SQLite filename against the config folder; keeps :memory: and absolute paths', () => {
-    expect(parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: 'data/app.db' } }, base).connection).to.equal(join(base, 'data/app.db'));
-    expect(parseSqlConfig('main', { driver: 'sql', client: 'sqlite', connection: './app.db' }, base).connection).to.equal(join(base, 'app.db'));
-    expect(parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }, base).connection).to.equal(':memory:');
-    expect(parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: '/var/db.sqlite' } }, base).connection).to.equal('/var/db.sqlite');
+    expect(
+      parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: 'data/app.db' } }, base).connection,
+    ).to.equal(join(base, 'data/app.db'));
+    expect(parseSqlConfig('main', { driver: 'sql', client: 'sqlite', connection: './app.db' }, base).connection).to.equal(
+      join(base, 'app.db'),
+    );
+    expect(
+      parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }, base).connection,
+    ).to.equal(':memory:');
+    expect(
+      parseSqlConfig('main', { driver: 'sql', client: 'better-sqlite3', connection: { filename: '/var/db.sqlite' } }, base).connection,
+    ).to.equal('/var/db.sqlite');
   });
 
   it('accepts client aliases, URLs, connection objects, pool and searchPath', () => {
-    const pg = parseSqlConfig('main', { driver: 'sql', client: 'postgres', connection: 'postgres://u:p@db:5432/app', pool: { min: 1, max: 5 }, searchPath: 'tenant' }, base);
+    const pg = parseSqlConfig(
+      'main',
+      { driver: 'sql', client: 'postgres', connection: 'postgres://u:p@db:5432/app', pool: { min: 1, max: 5 }, searchPath: 'tenant' },
+      base,
+    );
     expect(pg).to.deep.equal({ client: 'pg', connection: 'postgres://u:p@db:5432/app', pool: { min: 1, max: 5 }, searchPath: ['tenant'] });
-    const my = parseSqlConfig('main', { driver: 'sql', client: 'mariadb', connection: { host: 'db', user: 'root', database: 'app' } }, base);
+    const my = parseSqlConfig(
+      'main',
+      { driver: 'sql', client: 'mariadb', connection: { host: 'db', user: 'root', database: 'app' } },
+      base,
+    );
     expect(my).to.deep.equal({ client: 'mysql2', connection: { host: 'db', user: 'root', database: 'app' } });
   });
 
   it('refuses a configuration it cannot use, naming the datasource and the key', () => {
-    expect(configError({ client: 'better-sqlite3', connection: { filename: 'a.db' }, poool: {} })).to.contain("Datasource 'main'").and.contain("unknown option 'poool'");
-    expect(configError({ client: 'oracle', connection: 'x' })).to.contain("unknown client 'oracle'").and.contain('better-sqlite3, pg, mysql2');
+    expect(configError({ client: 'better-sqlite3', connection: { filename: 'a.db' }, poool: {} }))
+      .to.contain("Datasource 'main'")
+      .and.contain("unknown option 'poool'");
+    expect(configError({ client: 'oracle', connection: 'x' }))
+      .to.contain("unknown client 'oracle'")
+      .and.contain('better-sqlite3, pg, mysql2');
     expect(configError({ connection: 'x' })).to.contain("'client'");
     expect(configError({ client: 'better-sqlite3' })).to.contain('filename');
     expect(configError({ client: 'better-sqlite3', connection: { file: 'a.db' } })).to.contain("'file'");
@@ -64,8 +88,12 @@ describe('sql driver plugin and configuration', () => {
       e.code = 'MODULE_NOT_FOUND';
       throw e;
     };
-    expect(() => loadNativeClient('main', SQL_CLIENTS.pg, missing)).to.throw(/Datasource 'main' needs the SQL client package 'pg', which is not installed: run `npm install pg`/);
-    expect(() => createSqlDatasource('main', { driver: 'sql', client: 'mysql2', connection: 'mysql://h/db' }, { baseDir: base }, missing)).to.throw(/npm install mysql2/);
+    expect(() => loadNativeClient('main', SQL_CLIENTS.pg, missing)).to.throw(
+      /Datasource 'main' needs the SQL client package 'pg', which is not installed: run `npm install pg`/,
+    );
+    expect(() =>
+      createSqlDatasource('main', { driver: 'sql', client: 'mysql2', connection: 'mysql://h/db' }, { baseDir: base }, missing),
+    ).to.throw(/npm install mysql2/);
     const broken = () => {
       throw new Error('was compiled against a different Node.js version');
     };
@@ -73,7 +101,11 @@ describe('sql driver plugin and configuration', () => {
   });
 
   it('fails to connect with DATABASE_ERROR naming the datasource', async () => {
-    const ds = createSqlDatasource('remote', { driver: 'sql', client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { acquireTimeoutMillis: 2000 } }, { baseDir: base });
+    const ds = createSqlDatasource(
+      'remote',
+      { driver: 'sql', client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { acquireTimeoutMillis: 2000 } },
+      { baseDir: base },
+    );
     let error: { code?: string; message?: string } | undefined;
     try {
       await ds.connect();

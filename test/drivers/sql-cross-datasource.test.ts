@@ -12,7 +12,10 @@ function writeApp(dir: string): string {
   const meta = join(dir, 'meta');
   mkdirSync(meta, { recursive: true });
   writeFileSync(join(meta, 'author.object.yml'), 'datasource: warehouse\nfields:\n  name: {type: text, required: true}\n');
-  writeFileSync(join(meta, 'book.object.yml'), 'fields:\n  title: {type: text, required: true}\n  author: {type: lookup, reference_to: author}\n  shelf: {type: lookup, reference_to: shelf}\n');
+  writeFileSync(
+    join(meta, 'book.object.yml'),
+    'fields:\n  title: {type: text, required: true}\n  author: {type: lookup, reference_to: author}\n  shelf: {type: lookup, reference_to: shelf}\n',
+  );
   writeFileSync(join(meta, 'shelf.object.yml'), 'fields:\n  label: {type: text}\n');
   return meta;
 }
@@ -27,7 +30,10 @@ describe('SQL: a SQLite object looking up a PostgreSQL one', () => {
     pg = await openNamespace('postgres');
     s = await startServer({
       metadata: [writeApp(tmp.dir)],
-      datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(tmp.dir, 'app.sqlite') } }, warehouse: pg.config() },
+      datasources: {
+        default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(tmp.dir, 'app.sqlite') } },
+        warehouse: pg.config(),
+      },
       security: { allowBodyUser: true },
     });
   });
@@ -48,9 +54,14 @@ describe('SQL: a SQLite object looking up a PostgreSQL one', () => {
     await rpc('create', 'shelf', { id: 's-1', label: 'Fiction' });
     await rpc('create', 'book', { id: 'b-1', title: 'The Dispossessed', author: 'a-1', shelf: 's-1' });
     // The author row is in PostgreSQL, the book in SQLite.
-    expect((await pg.admin()('author').select('id', 'name'))).to.deep.equal([{ id: 'a-1', name: 'Ursula' }]);
-    const { items } = await rpc('find', 'book', { fields: ['title'], expand: { author: { fields: ['name'] }, shelf: { fields: ['label'] } } });
-    expect(items).to.deep.equal([{ id: 'b-1', title: 'The Dispossessed', author: { id: 'a-1', name: 'Ursula' }, shelf: { id: 's-1', label: 'Fiction' } }]);
+    expect(await pg.admin()('author').select('id', 'name')).to.deep.equal([{ id: 'a-1', name: 'Ursula' }]);
+    const { items } = await rpc('find', 'book', {
+      fields: ['title'],
+      expand: { author: { fields: ['name'] }, shelf: { fields: ['label'] } },
+    });
+    expect(items).to.deep.equal([
+      { id: 'b-1', title: 'The Dispossessed', author: { id: 'a-1', name: 'Ursula' }, shelf: { id: 's-1', label: 'Fiction' } },
+    ]);
   });
 
   it('checks a reference against the other database', async () => {

@@ -5,9 +5,11 @@ import { describeDialects, memoryLogger, type Namespace } from './sql/helpers';
 import { field, objectDef } from './sql/objects';
 import { objectqlRejection as rejection } from '../helpers/rejection';
 
-const ACCOUNT = objectDef('err_account', [field('name', 'text'), field('code', 'text', { unique: true }), field('org', 'text'), field('email', 'email')], [
-  { name: 'org_email', fields: ['org', 'email'], unique: true },
-]);
+const ACCOUNT = objectDef(
+  'err_account',
+  [field('name', 'text'), field('code', 'text', { unique: true }), field('org', 'text'), field('email', 'email')],
+  [{ name: 'org_email', fields: ['org', 'email'], unique: true }],
+);
 const NOTE = objectDef('err_note', [field('text', 'text')]);
 
 describeDialects('sql driver error mapping', (ns, label) => {
@@ -28,7 +30,12 @@ describeDialects('sql driver error mapping', (ns, label) => {
     expect(error.status).to.equal(409);
     expect(error.message).to.equal("Duplicate value for field 'code' of object 'err_account'");
     expect(error.details).to.deep.equal({ object: 'err_account', fields: ['code'] });
-    const onUpdate = await rejection(ds.update('err_account', 'a1', { code: 'C-1', name: 'x' }).then(() => ds.create('err_account', { id: 'a3' })).then(() => ds.update('err_account', 'a3', { code: 'C-1' })));
+    const onUpdate = await rejection(
+      ds
+        .update('err_account', 'a1', { code: 'C-1', name: 'x' })
+        .then(() => ds.create('err_account', { id: 'a3' }))
+        .then(() => ds.update('err_account', 'a3', { code: 'C-1' })),
+    );
     expect(onUpdate.details).to.deep.equal({ object: 'err_account', fields: ['code'] });
   });
 
@@ -102,7 +109,7 @@ describeDialects('sql driver error mapping', (ns, label) => {
     expect(await ds.transaction(async () => 'after')).to.equal('after');
   });
 
-  it('rolls back and rethrows the function\'s own error unchanged', async () => {
+  it("rolls back and rethrows the function's own error unchanged", async () => {
     const plain = new Error('hook failed');
     let caught: unknown;
     try {
@@ -122,7 +129,10 @@ describeDialects('sql driver error mapping', (ns, label) => {
 async function killConnections(ns: Namespace): Promise<number> {
   const admin = ns.admin();
   if (ns.label === 'postgres') {
-    const result = await admin.raw('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ?', [ns.where]);
+    const result = await admin.raw(
+      'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ?',
+      [ns.where],
+    );
     return result.rows.length;
   }
   const [rows] = await admin.raw('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [ns.where]);
@@ -130,38 +140,45 @@ async function killConnections(ns: Namespace): Promise<number> {
   return rows.length;
 }
 
-describeDialects('sql driver after a lost connection', (ns) => {
-  it('recovers by itself: at most one DATABASE_ERROR, then queries succeed', async () => {
-    const ds = ns().make('default', memoryLogger().logger);
-    await ds.connect();
-    await ds.syncSchema([NOTE]);
-    try {
-      await ds.create('err_note', { id: 'n1', text: 'before' });
-      // Several connections in the pool, all idle.
-      await Promise.all([1, 2, 3].map(() => ds.count('err_note', undefined)));
-      for (let round = 0; round < 2; round++) {
-        expect(await killConnections(ns())).to.be.greaterThan(0);
-        // First right away (the pool may not have noticed yet), then after the sockets closed.
-        if (round === 1) await new Promise((resolve) => setTimeout(resolve, 50));
-        let failures = 0;
-        let value: number | undefined;
-        for (let attempt = 0; attempt < 3 && value === undefined; attempt++) {
-          try {
-            value = await ds.count('err_note', undefined);
-          } catch (e) {
-            expect((e as ObjectQLError).code).to.equal('DATABASE_ERROR');
-            failures += 1;
+describeDialects(
+  'sql driver after a lost connection',
+  (ns) => {
+    it('recovers by itself: at most one DATABASE_ERROR, then queries succeed', async () => {
+      const ds = ns().make('default', memoryLogger().logger);
+      await ds.connect();
+      await ds.syncSchema([NOTE]);
+      try {
+        await ds.create('err_note', { id: 'n1', text: 'before' });
+        // Several connections in the pool, all idle.
+        await Promise.all([1, 2, 3].map(() => ds.count('err_note', undefined)));
+        for (let round = 0; round < 2; round++) {
+          expect(await killConnections(ns())).to.be.greaterThan(0);
+          // First right away (the pool may not have noticed yet), then after the sockets closed.
+          if (round === 1) await new Promise((resolve) => setTimeout(resolve, 50));
+          let failures = 0;
+          let value: number | undefined;
+          for (let attempt = 0; attempt < 3 && value === undefined; attempt++) {
+            try {
+              value = await ds.count('err_note', undefined);
+            } catch (e) {
+              expect((e as ObjectQLError).code).to.equal('DATABASE_ERROR');
+              failures += 1;
+            }
           }
+          expect(failures, 'failed queries before recovering').to.be.at.most(1);
+          expect(value).to.equal(1);
+          // Every pooled connection works again, in parallel too.
+          expect(await Promise.all([1, 2, 3, 4].map(() => ds.count('err_note', undefined)))).to.deep.equal([1, 1, 1, 1]);
+          await ds.create('err_note', { text: `after ${round}` });
+          await ds.delete(
+            'err_note',
+            (await ds.find('err_note', { filter: { field: 'text', op: 'eq', value: `after ${round}` } }))[0].id as string,
+          );
         }
-        expect(failures, 'failed queries before recovering').to.be.at.most(1);
-        expect(value).to.equal(1);
-        // Every pooled connection works again, in parallel too.
-        expect(await Promise.all([1, 2, 3, 4].map(() => ds.count('err_note', undefined)))).to.deep.equal([1, 1, 1, 1]);
-        await ds.create('err_note', { text: `after ${round}` });
-        await ds.delete('err_note', (await ds.find('err_note', { filter: { field: 'text', op: 'eq', value: `after ${round}` } }))[0].id as string);
+      } finally {
+        await ds.disconnect();
       }
-    } finally {
-      await ds.disconnect();
-    }
-  });
-}, ['postgres', 'mysql']);
+    });
+  },
+  ['postgres', 'mysql'],
+);

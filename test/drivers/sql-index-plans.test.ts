@@ -17,11 +17,19 @@ async function openWithRows(ns: Namespace): Promise<SqlDatasource> {
   const ds = ns.make();
   await ds.connect();
   await ds.syncSchema([
-    objectDef(ITEM, [field('status', 'select', { index: true }), field('amount', 'number')], [{ name: 'plan_item_status_amount', fields: ['status', 'amount'], unique: false }]),
+    objectDef(
+      ITEM,
+      [field('status', 'select', { index: true }), field('amount', 'number')],
+      [{ name: 'plan_item_status_amount', fields: ['status', 'amount'], unique: false }],
+    ),
   ]);
   await ds.transaction(async (tx) => {
     for (let i = 0; i < ROWS; i++) {
-      await ds.create(ITEM, { id: `i${String(i).padStart(5, '0')}`, status: ['open', 'closed', 'archived'][i % 3], amount: i % 2 ? (i * 37) % 1000 : null }, tx);
+      await ds.create(
+        ITEM,
+        { id: `i${String(i).padStart(5, '0')}`, status: ['open', 'closed', 'archived'][i % 3], amount: i % 2 ? (i * 37) % 1000 : null },
+        tx,
+      );
     }
   });
   const admin = ns.admin();
@@ -46,7 +54,11 @@ async function capturedSelect(ds: SqlDatasource, query: Query): Promise<{ sql: s
 }
 
 /** Whether the engine must sort the result itself rather than read it in index order. */
-async function sortsItself(label: DialectLabel, admin: Knex, statement: { sql: string; bindings: readonly unknown[] }): Promise<{ sorts: boolean; plan: string }> {
+async function sortsItself(
+  label: DialectLabel,
+  admin: Knex,
+  statement: { sql: string; bindings: readonly unknown[] },
+): Promise<{ sorts: boolean; plan: string }> {
   const bindings = statement.bindings as Knex.RawBinding[];
   if (label === 'postgres') {
     // With sorting priced out, a Sort node remains only where no index gives the order.
@@ -70,8 +82,23 @@ async function sortsItself(label: DialectLabel, admin: Knex, statement: { sql: s
 
 describeDialects('sql driver: indexes serve sorted pages', (ns, label) => {
   const cases: Array<[string, Query]> = [
-    ['filtered on the index prefix, sorted descending on its next column', { filter: { and: [{ field: 'status', op: 'eq', value: 'open' }, { field: 'amount', op: 'gt', value: 500 }] }, sort: [{ field: 'amount', dir: 'desc' }], top: 20 }],
-    ['filtered on the index prefix, sorted ascending on its next column', { filter: { field: 'status', op: 'eq', value: 'closed' }, sort: [{ field: 'amount', dir: 'asc' }], top: 20 }],
+    [
+      'filtered on the index prefix, sorted descending on its next column',
+      {
+        filter: {
+          and: [
+            { field: 'status', op: 'eq', value: 'open' },
+            { field: 'amount', op: 'gt', value: 500 },
+          ],
+        },
+        sort: [{ field: 'amount', dir: 'desc' }],
+        top: 20,
+      },
+    ],
+    [
+      'filtered on the index prefix, sorted ascending on its next column',
+      { filter: { field: 'status', op: 'eq', value: 'closed' }, sort: [{ field: 'amount', dir: 'asc' }], top: 20 },
+    ],
     ['paged by id (keyset)', { filter: { field: 'id', op: 'gt', value: 'i01000' }, sort: [{ field: 'id', dir: 'asc' }], top: 100 }],
     ['sorted on a single-column index', { sort: [{ field: 'status', dir: 'desc' }], top: 10 }],
   ];

@@ -9,12 +9,16 @@ import { rejection } from '../helpers/rejection';
 const BOOK = 'sch_book';
 
 function bookV1(): ObjectDefinition {
-  return objectDef(BOOK, [
-    field('title', 'text', { index: true }),
-    field('isbn', 'text', { unique: true }),
-    field('pages', 'number'),
-    field('tags', 'select', { multiple: true }),
-  ], [{ name: 'by_title_pages', fields: ['title', 'pages'], unique: false }]);
+  return objectDef(
+    BOOK,
+    [
+      field('title', 'text', { index: true }),
+      field('isbn', 'text', { unique: true }),
+      field('pages', 'number'),
+      field('tags', 'select', { multiple: true }),
+    ],
+    [{ name: 'by_title_pages', fields: ['title', 'pages'], unique: false }],
+  );
 }
 
 /** v1 grown: a new field with an index, a new composite unique index. */
@@ -39,14 +43,35 @@ async function columns(ns: Namespace, ds: SqlDatasource, table: string): Promise
 }
 
 const ALL_TYPES: FieldDefinition[] = [
-  field('t_text', 'text'), field('t_textarea', 'textarea'), field('t_email', 'email'), field('t_url', 'url'), field('t_phone', 'phone'),
-  field('t_number', 'number'), field('t_currency', 'currency', { scale: 2 }), field('t_percent', 'percent'), field('t_auto', 'auto_number'),
-  field('t_bool', 'boolean'), field('t_date', 'date'), field('t_datetime', 'datetime'), field('t_time', 'time'), field('t_time_ms', 'time'),
-  field('t_select', 'select', { options: [{ label: 'A', value: 'a' }] }), field('t_lookup', 'lookup', { reference_to: BOOK }),
-  field('t_master', 'master_detail', { reference_to: BOOK }), field('t_file', 'file'), field('t_image', 'image'),
-  field('t_object', 'object'), field('t_json', 'json'), field('t_json_text', 'json'), field('t_json_list', 'json'), field('t_json_number', 'json'),
-  field('t_multi_select', 'select', { multiple: true }), field('t_multi_lookup', 'lookup', { multiple: true, reference_to: BOOK }),
-  field('t_multi_number', 'number', { multiple: true }), field('t_multi_date', 'date', { multiple: true }), field('t_long', 'text', { max_length: 2000 }),
+  field('t_text', 'text'),
+  field('t_textarea', 'textarea'),
+  field('t_email', 'email'),
+  field('t_url', 'url'),
+  field('t_phone', 'phone'),
+  field('t_number', 'number'),
+  field('t_currency', 'currency', { scale: 2 }),
+  field('t_percent', 'percent'),
+  field('t_auto', 'auto_number'),
+  field('t_bool', 'boolean'),
+  field('t_date', 'date'),
+  field('t_datetime', 'datetime'),
+  field('t_time', 'time'),
+  field('t_time_ms', 'time'),
+  field('t_select', 'select', { options: [{ label: 'A', value: 'a' }] }),
+  field('t_lookup', 'lookup', { reference_to: BOOK }),
+  field('t_master', 'master_detail', { reference_to: BOOK }),
+  field('t_file', 'file'),
+  field('t_image', 'image'),
+  field('t_object', 'object'),
+  field('t_json', 'json'),
+  field('t_json_text', 'json'),
+  field('t_json_list', 'json'),
+  field('t_json_number', 'json'),
+  field('t_multi_select', 'select', { multiple: true }),
+  field('t_multi_lookup', 'lookup', { multiple: true, reference_to: BOOK }),
+  field('t_multi_number', 'number', { multiple: true }),
+  field('t_multi_date', 'date', { multiple: true }),
+  field('t_long', 'text', { max_length: 2000 }),
 ];
 
 const VALUES: DbRecord = {
@@ -86,7 +111,14 @@ describeDialects('sql schema sync', (ns) => {
   it('creates tables, typed columns and the indexes metadata asks for', async () => {
     const ds = await open(ns(), [bookV1()]);
     try {
-      expect(await columns(ns(), ds, BOOK)).to.deep.include({ id: 'text', title: 'text', isbn: 'text', pages: 'number', tags: 'json', created_at: 'datetime' });
+      expect(await columns(ns(), ds, BOOK)).to.deep.include({
+        id: 'text',
+        title: 'text',
+        isbn: 'text',
+        pages: 'number',
+        tags: 'json',
+        created_at: 'datetime',
+      });
       const indexes = await ds.dialect.listIndexes(ns().admin(), BOOK);
       expect([...indexes]).to.include.members([`${BOOK}_title_index`, `${BOOK}_isbn_unique`, `${BOOK}_by_title_pages`]);
     } finally {
@@ -143,10 +175,16 @@ describeDialects('sql schema sync', (ns) => {
     try {
       const error = await rejection(ds.syncSchema([changed]));
       expect(error.name).to.equal('PluginError');
-      expect(error.message).to.contain(`object '${BOOK}'`).and.contain("field 'pages'").and.contain('number values').and.contain('now text');
+      expect(error.message)
+        .to.contain(`object '${BOOK}'`)
+        .and.contain("field 'pages'")
+        .and.contain('number values')
+        .and.contain('now text');
       const multiple = bookV1();
       multiple.fields.title = field('title', 'text', { multiple: true, index: true });
-      expect((await rejection(ds.syncSchema([multiple]))).message).to.contain("field 'title'").and.contain('text (multiple)');
+      expect((await rejection(ds.syncSchema([multiple]))).message)
+        .to.contain("field 'title'")
+        .and.contain('text (multiple)');
       await ds.syncSchema([bookV1()]);
       expect((await ds.find(BOOK, {}))[0]).to.deep.include({ title: 'Dune', pages: 412 });
     } finally {
@@ -204,7 +242,7 @@ describeDialects('sql schema sync', (ns) => {
       expect(found.t_bool).to.equal(false);
 
       // The same values, as filter values and aggregate results.
-      const hit = async (name: string, op: string, value: unknown) => (await ds.count('sch_all', { field: name, op, value } as never));
+      const hit = async (name: string, op: string, value: unknown) => await ds.count('sch_all', { field: name, op, value } as never);
       expect(await hit('t_datetime', 'eq', VALUES.t_datetime)).to.equal(1);
       expect(await hit('t_date', 'eq', VALUES.t_date)).to.equal(1);
       expect(await hit('t_time_ms', 'eq', VALUES.t_time_ms)).to.equal(1);
@@ -214,8 +252,12 @@ describeDialects('sql schema sync', (ns) => {
       expect(await hit('t_json_list', 'isnull', false)).to.equal(1);
       const [agg] = await ds.aggregate('sch_all', {
         aggregate: [
-          { func: 'max', field: 't_datetime', alias: 'dt' }, { func: 'min', field: 't_date', alias: 'd' }, { func: 'max', field: 't_time_ms', alias: 't' },
-          { func: 'max', field: 't_bool', alias: 'b' }, { func: 'sum', field: 't_auto', alias: 'n' }, { func: 'avg', field: 't_currency', alias: 'c' },
+          { func: 'max', field: 't_datetime', alias: 'dt' },
+          { func: 'min', field: 't_date', alias: 'd' },
+          { func: 'max', field: 't_time_ms', alias: 't' },
+          { func: 'max', field: 't_bool', alias: 'b' },
+          { func: 'sum', field: 't_auto', alias: 'n' },
+          { func: 'avg', field: 't_currency', alias: 'c' },
         ],
       });
       expect(agg).to.deep.equal({ dt: VALUES.t_datetime, d: VALUES.t_date, t: VALUES.t_time_ms, b: false, n: 42, c: 19.99 });

@@ -12,13 +12,35 @@ type Step = [title: string, op: string, object: string, args: unknown, user?: { 
 
 const STEPS: Step[] = [
   ['list projects', 'find', 'project', { fields: ['name', 'status', 'budget', 'code', 'tags', 'settings', 'start_date'], sort: 'name' }],
-  ['filter by substring, sort descending', 'find', 'project', { filters: [['name', 'contains', 'O']], sort: '-budget', fields: ['name', 'budget'] }],
+  [
+    'filter by substring, sort descending',
+    'find',
+    'project',
+    { filters: [['name', 'contains', 'O']], sort: '-budget', fields: ['name', 'budget'] },
+  ],
   ['membership on a multiple field', 'find', 'project', { filters: [['tags', '=', 'research']], fields: ['name'], sort: 'name' }],
   ['scoped to the member', 'find', 'project', { fields: ['name', 'budget'], sort: 'name' }, USERS.alice],
   ['expand', 'find', 'task', { fields: ['title', 'project'], expand: { project: { fields: ['name'] } }, sort: 'title' }],
-  ['group by', 'find', 'expense', { groupBy: ['project'], aggregate: [{ func: 'sum', field: 'amount', alias: 'total' }, { func: 'count', alias: 'n' }], sort: '-total' }],
+  [
+    'group by',
+    'find',
+    'expense',
+    {
+      groupBy: ['project'],
+      aggregate: [
+        { func: 'sum', field: 'amount', alias: 'total' },
+        { func: 'count', alias: 'n' },
+      ],
+      sort: '-total',
+    },
+  ],
   ['count', 'count', 'contact', {}],
-  ['create with a hook writing in the same transaction', 'create', 'expense', { id: 'exp-sql-1', project: 'prj-gemini', amount: 12.5, category: 'travel', spent_on: '2025-06-02' }],
+  [
+    'create with a hook writing in the same transaction',
+    'create',
+    'expense',
+    { id: 'exp-sql-1', project: 'prj-gemini', amount: 12.5, category: 'travel', spent_on: '2025-06-02' },
+  ],
   ['the hook wrote', 'findOne', 'project', { filters: { id: 'prj-gemini' }, fields: ['actual_cost'] }],
   ['conflict', 'create', 'project', { name: 'Apollo Website Relaunch', status: 'planning' }],
   ['update', 'update', 'project', { id: 'prj-gemini', data: { budget: 50000, tags: ['research'] } }],
@@ -34,7 +56,11 @@ const STEPS: Step[] = [
 function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k, v]) => k !== 'created_at' && k !== 'updated_at' && v !== null).map(([k, v]) => [k, normalize(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k, v]) => k !== 'created_at' && k !== 'updated_at' && v !== null)
+        .map(([k, v]) => [k, normalize(v)]),
+    );
   }
   return value;
 }
@@ -71,19 +97,30 @@ for (const label of DIALECTS) {
         expect((await find()).status).to.equal(200);
         const admin = ns!.admin();
         if (label === 'postgres') {
-          await admin.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()', [ns!.where]);
+          await admin.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()', [
+            ns!.where,
+          ]);
         } else {
-          const [rows] = await admin.raw('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [ns!.where]);
+          const [rows] = await admin.raw('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [
+            ns!.where,
+          ]);
           for (const row of rows as Array<{ id: number }>) await admin.raw(`KILL ${Number(row.id)}`);
         }
-        const write = await sql.rpc({ op: 'update', object: 'project', args: { id: 'prj-gemini', data: { budget: 1 } }, user: USERS.admin });
+        const write = await sql.rpc({
+          op: 'update',
+          object: 'project',
+          args: { id: 'prj-gemini', data: { budget: 1 } },
+          user: USERS.admin,
+        });
         if (write.status !== 200) {
           expect(write.status).to.equal(500);
           expect(write.body.error.code).to.equal('DATABASE_ERROR');
           expect(JSON.stringify(write.body)).not.to.match(/select|update|insert|terminat|connection/i);
         }
         for (let i = 0; i < 3; i++) expect((await find()).status).to.equal(200);
-        expect((await sql.rpc({ op: 'update', object: 'project', args: { id: 'prj-gemini', data: { budget: 2 } }, user: USERS.admin })).status).to.equal(200);
+        expect(
+          (await sql.rpc({ op: 'update', object: 'project', args: { id: 'prj-gemini', data: { budget: 2 } }, user: USERS.admin })).status,
+        ).to.equal(200);
       });
     }
   });

@@ -109,19 +109,26 @@ describe('sql driver on SQLite', () => {
         });
       await Promise.all([run('t1'), run('t2'), run('t3')]);
       const rows = await ds.find(ITEM, { sort: [{ field: 'id', dir: 'asc' }], fields: ['qty'] });
-      expect(rows).to.deep.equal([{ id: 't1', qty: 0 }, { id: 't2', qty: 1 }, { id: 't3', qty: 2 }]);
+      expect(rows).to.deep.equal([
+        { id: 't1', qty: 0 },
+        { id: 't2', qty: 1 },
+        { id: 't3', qty: 2 },
+      ]);
     });
 
     it('shares one file between two datasources (two kernels) without busy errors', async () => {
       const a = await connect('shared.sqlite', 'a');
       const b = await connect('shared.sqlite', 'b');
       const work = (ds: SqlDatasource, prefix: string) =>
-        Promise.all([0, 1, 2, 3].map((i) =>
-          ds.transaction(async (tx) => {
-            await ds.create(ITEM, { id: `${prefix}${i}` }, tx);
-            await tick();
-            await ds.update(ITEM, `${prefix}${i}`, { qty: i }, tx);
-          })));
+        Promise.all(
+          [0, 1, 2, 3].map((i) =>
+            ds.transaction(async (tx) => {
+              await ds.create(ITEM, { id: `${prefix}${i}` }, tx);
+              await tick();
+              await ds.update(ITEM, `${prefix}${i}`, { qty: i }, tx);
+            }),
+          ),
+        );
       await Promise.all([work(a, 'a'), work(b, 'b'), ...[0, 1, 2].map((i) => a.create(ITEM, { id: `plain${i}` }))]);
       expect(await b.count(ITEM, undefined)).to.equal(11);
     });
@@ -139,7 +146,8 @@ describe('sql driver on SQLite', () => {
     const ds = await connect(':memory:');
     await ds.create(ITEM, { id: 'a', name: 'ÄPFEL' });
     await ds.create(ITEM, { id: 'b', name: 'ΣΊΣΥΦΟΣ' });
-    const ids = async (op: string, value: string) => (await ds.find(ITEM, { filter: { field: 'name', op, value } as never })).map((r) => r.id);
+    const ids = async (op: string, value: string) =>
+      (await ds.find(ITEM, { filter: { field: 'name', op, value } as never })).map((r) => r.id);
     expect(await ids('contains', 'äpf')).to.deep.equal(['a']);
     expect(await ids('like', 'äpfel')).to.deep.equal(['a']);
     expect(await ids('like', '%σ')).to.deep.equal(['b']);

@@ -31,8 +31,15 @@ describe('examples/multi-instance', () => {
   before(async () => {
     configs = { v1: await loadConfigFile(join(DIR, 'v1.config.ts')), v2: await loadConfigFile(join(DIR, 'v2.config.ts')) };
     // One shared SQLite file, as in the configs, but in a temporary folder.
-    const shared = { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(mkdtempSync(join(tmpdir(), 'objectql-multi-')), 'shared.sqlite') } } };
-    const start = (config: ResolvedConfig) => startServer({ ...config, datasources: shared, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    const shared = {
+      default: {
+        driver: 'sql',
+        client: 'better-sqlite3',
+        connection: { filename: join(mkdtempSync(join(tmpdir(), 'objectql-multi-')), 'shared.sqlite') },
+      },
+    };
+    const start = (config: ResolvedConfig) =>
+      startServer({ ...config, datasources: shared, port: 0, host: '127.0.0.1', logLevel: 'silent' });
     // One after the other: the first seeds the sample data, the second finds it there.
     const v1 = await start(configs.v1);
     const v2 = await start(configs.v2);
@@ -43,11 +50,16 @@ describe('examples/multi-instance', () => {
   });
 
   it('configures /v1 on port 3101 and /v2 on port 3102, over the same metadata folder and SQLite file', () => {
-    for (const [v, port] of [['v1', 3101], ['v2', 3102]] as const) {
+    for (const [v, port] of [
+      ['v1', 3101],
+      ['v2', 3102],
+    ] as const) {
       expect(configs[v].port, v).to.equal(port);
       expect(configs[v].routes, v).to.deep.equal(PREFIXES(v));
       expect(configs[v].metadata, v).to.deep.equal([join(ROOT, 'metadata')]);
-      expect(configs[v].datasources, v).to.deep.equal({ default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: '../../data/multi-instance.sqlite' } } });
+      expect(configs[v].datasources, v).to.deep.equal({
+        default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: '../../data/multi-instance.sqlite' } },
+      });
       expect(configs[v].plugins, v).to.deep.equal({ rpc: true, rest: true, metadata: true });
     }
   });
@@ -71,14 +83,21 @@ describe('examples/multi-instance', () => {
   it('shares one database: what one instance writes, the other reads, changes and deletes', async () => {
     // The sample's initial data was loaded once, by the first instance.
     expect((await servers.v2.request('POST', '/v2/rpc', { op: 'count', object: 'account', args: {} })).body.count).to.equal(3);
-    const created = await servers.v1.request('POST', '/v1/rpc', { op: 'create', object: 'account', args: { id: 'acc-v1', name: 'Made on v1' }, user: USERS.carol });
+    const created = await servers.v1.request('POST', '/v1/rpc', {
+      op: 'create',
+      object: 'account',
+      args: { id: 'acc-v1', name: 'Made on v1' },
+      user: USERS.carol,
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(200);
     const read = await servers.v2.request('GET', '/v2/data/account/acc-v1');
     expect(read.status).to.equal(200);
     expect(read.body).to.include({ id: 'acc-v1', name: 'Made on v1', '@type': 'account' });
     const updated = await servers.v2.request('PUT', '/v2/data/account/acc-v1', { name: 'Renamed on v2' });
     expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
-    expect((await servers.v1.request('POST', '/v1/rpc', { op: 'findOne', object: 'account', args: 'acc-v1' })).body.name).to.equal('Renamed on v2');
+    expect((await servers.v1.request('POST', '/v1/rpc', { op: 'findOne', object: 'account', args: 'acc-v1' })).body.name).to.equal(
+      'Renamed on v2',
+    );
     expect((await servers.v1.request('DELETE', '/v1/data/account/acc-v1')).status).to.equal(200);
     expect((await servers.v2.request('GET', '/v2/data/account/acc-v1')).status).to.equal(404);
   });

@@ -23,7 +23,15 @@ interface Server {
 
 /** A kernel made from a config object (plugins named by path or package), extra plugins, started. */
 async function start(config: ObjectQLConfig, extra: (k: Kernel) => void = () => {}): Promise<Server> {
-  const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, security: { allowBodyUser: true }, ...config });
+  const kernel = await createKernel({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    metadata: [SAMPLE_METADATA],
+    datasources: { default: { driver: 'memory' } },
+    security: { allowBodyUser: true },
+    ...config,
+  });
   extra(kernel);
   await kernel.start();
   const url = kernel.http.url;
@@ -35,10 +43,12 @@ async function start(config: ObjectQLConfig, extra: (k: Kernel) => void = () => 
   return {
     kernel,
     get,
-    rpc: (body, requestId) => call(kernel.config.routes.rpc, {
-      method: 'POST', body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
-    }),
+    rpc: (body, requestId) =>
+      call(kernel.config.routes.rpc, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
+      }),
     async entries(query = '', path = '/api/audit') {
       const res = await get(path + query);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -62,9 +72,13 @@ describe('examples/plugin-audit', () => {
     before(async () => {
       server = await start(byPath(), (k) => {
         // Runs after the audit tap on '*': rolls back a write whose after hooks already ran.
-        k.use({ name: 'veto', register: (kk) => kk.hooks.afterCreate.for('account').tapPromise('veto', async (ctx) => {
-          if (ctx.data?.name === 'Vetoed') throw Object.assign(new Error('vetoed'), { code: 'CONFLICT' });
-        }) });
+        k.use({
+          name: 'veto',
+          register: (kk) =>
+            kk.hooks.afterCreate.for('account').tapPromise('veto', async (ctx) => {
+              if (ctx.data?.name === 'Vetoed') throw Object.assign(new Error('vetoed'), { code: 'CONFLICT' });
+            }),
+        });
       });
     });
     after(() => server?.kernel.stop());
@@ -88,7 +102,14 @@ describe('examples/plugin-audit', () => {
       // Deleting the master deletes its details (as the system, on carol's behalf).
       await ok({ op: 'delete', object: 'project', args: { id: 'prj-audit' }, user: carol }, 'r5');
 
-      const entry = (object: string, type: string, id: string, user: string, changes: string[], requestId: string) => ({ object, type, id, user, changes, requestId });
+      const entry = (object: string, type: string, id: string, user: string, changes: string[], requestId: string) => ({
+        object,
+        type,
+        id,
+        user,
+        changes,
+        requestId,
+      });
       expect(await server.entries()).to.deep.equal([
         entry('project', 'deleted', 'prj-audit', 'carol', [], 'r5'),
         entry('task', 'deleted', 'tsk-audit', 'carol', [], 'r5'),
@@ -122,10 +143,12 @@ describe('examples/plugin-audit', () => {
       expect(invalid.status).to.equal(400);
       const vetoed = await server.rpc({ op: 'create', object: 'account', args: { name: 'Vetoed' }, user: carol });
       expect(vetoed.status).to.equal(409);
-      expect((await server.rpc({ op: 'count', object: 'account', args: { filters: [['name', '=', 'Vetoed']] }, user: carol })).body.count).to.equal(0);
+      expect(
+        (await server.rpc({ op: 'count', object: 'account', args: { filters: [['name', '=', 'Vetoed']] }, user: carol })).body.count,
+      ).to.equal(0);
       expect(await server.entries()).to.have.length(count);
       await server.rpc({ op: 'create', object: 'account', args: { id: 'acc-audit', name: 'Kept' } }, 'r6');
-      expect((await server.entries('?limit=1'))).to.deep.equal([
+      expect(await server.entries('?limit=1')).to.deep.equal([
         { object: 'account', type: 'created', id: 'acc-audit', user: null, changes: ['active', 'name'], requestId: 'r6' },
       ]);
     });
@@ -152,7 +175,10 @@ describe('examples/plugin-audit', () => {
 
     it('serves on the configured path and records writes', async () => {
       server = await start({ baseDir: tmp, plugins: { rpc: true, 'objectql-plugin-audit': { path: '/audit-log/' } } });
-      expect((await server.rpc({ op: 'create', object: 'account', args: { id: 'acc-pkg', name: 'By Package' }, user: USERS.carol }, 'p1')).status).to.equal(200);
+      expect(
+        (await server.rpc({ op: 'create', object: 'account', args: { id: 'acc-pkg', name: 'By Package' }, user: USERS.carol }, 'p1'))
+          .status,
+      ).to.equal(200);
       expect(await server.entries('', '/audit-log')).to.deep.equal([
         { object: 'account', type: 'created', id: 'acc-pkg', user: 'carol', changes: ['active', 'name'], requestId: 'p1' },
       ]);
@@ -172,40 +198,57 @@ describe('examples/plugin-audit', () => {
 
     it('keep separate logs', async () => {
       for (const name of ['One', 'Two', 'Three']) {
-        expect((await a.rpc({ op: 'create', object: 'account', args: { id: `acc-${name}`, name }, user: USERS.carol })).status).to.equal(200);
+        expect((await a.rpc({ op: 'create', object: 'account', args: { id: `acc-${name}`, name }, user: USERS.carol })).status).to.equal(
+          200,
+        );
       }
       expect((await b.rpc({ op: 'delete', object: 'account', args: { id: 'acc-acme' }, user: USERS.admin }, 'b1')).status).to.equal(200);
       // maxLimit 2 on A: the third entry is there (total) but one response holds two.
       const inA = await a.get('/api/audit?limit=50');
       expect(inA.body.total).to.equal(3);
       expect(inA.body.items.map((e: any) => e.id)).to.deep.equal(['acc-Three', 'acc-Two']);
-      expect(await b.entries()).to.deep.equal([{ object: 'account', type: 'deleted', id: 'acc-acme', user: 'root', changes: [], requestId: 'b1' }]);
+      expect(await b.entries()).to.deep.equal([
+        { object: 'account', type: 'deleted', id: 'acc-acme', user: 'root', changes: [], requestId: 'b1' },
+      ]);
     });
   });
 
   describe('options', () => {
     it('restricts reading to `roles`: 401 anonymous, 403 without the role', async () => {
       const server = await start(byPath({ roles: ['auditor'] }), (k) => {
-        k.use({ name: 'header-auth', register: (kk) => kk.hooks.authenticate.tapPromise('header-auth', async (req) => {
-          const roles = req.get('x-roles');
-          return roles === undefined ? undefined : { id: 'someone', roles: roles.split(',') };
-        }) });
+        k.use({
+          name: 'header-auth',
+          register: (kk) =>
+            kk.hooks.authenticate.tapPromise('header-auth', async (req) => {
+              const roles = req.get('x-roles');
+              return roles === undefined ? undefined : { id: 'someone', roles: roles.split(',') };
+            }),
+        });
       });
       try {
         expect((await server.get('/api/audit')).body.error.code).to.equal('UNAUTHORIZED');
         const denied = await server.get('/api/audit', { 'x-roles': 'manager' });
         expect(denied.status).to.equal(403);
         expect(denied.body.error.code).to.equal('FORBIDDEN');
-        expect(await server.get('/api/audit', { 'x-roles': 'manager,auditor' })).to.deep.equal({ status: 200, body: { items: [], total: 0 } });
+        expect(await server.get('/api/audit', { 'x-roles': 'manager,auditor' })).to.deep.equal({
+          status: 200,
+          body: { items: [], total: 0 },
+        });
       } finally {
         await server.kernel.stop();
       }
     });
 
     it('rejects bad options when the config is loaded, naming the option', async () => {
-      for (const [options, expected] of [[{ path: 'audit' }, "option 'path'"], [{ maxLimit: 0 }, "option 'maxLimit'"], [{ colour: 'red' }, "'colour'"]] as const) {
+      for (const [options, expected] of [
+        [{ path: 'audit' }, "option 'path'"],
+        [{ maxLimit: 0 }, "option 'maxLimit'"],
+        [{ colour: 'red' }, "'colour'"],
+      ] as const) {
         let error: Error | undefined;
-        await createKernel({ logLevel: 'silent', ...byPath(options) }).catch((err: Error) => { error = err; });
+        await createKernel({ logLevel: 'silent', ...byPath(options) }).catch((err: Error) => {
+          error = err;
+        });
         expect(error?.message, JSON.stringify(options)).to.include(expected);
       }
     });

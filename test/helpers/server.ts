@@ -10,7 +10,12 @@ export interface TestServer {
   /** POST to the JSON-RPC route; returns status and parsed body. */
   rpc(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   /** Any request; a non-string body is sent as JSON. */
-  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
@@ -29,7 +34,14 @@ export interface StartOptions {
 export async function startServer(config: ObjectQLConfig = {}, options: StartOptions = {}): Promise<TestServer> {
   // Each test server gets its own store: the memory driver unless the test names datasources.
   const kernel = await createKernel(
-    { port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, ...config },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      metadata: [SAMPLE_METADATA],
+      datasources: { default: { driver: 'memory' } },
+      ...config,
+    },
     { logDestination: options.logDestination },
   );
   if (options.identityFromHeader) {

@@ -17,7 +17,10 @@ export const SERVICE_URLS: Record<ServiceName, string | undefined> = {
 };
 
 export function isRequired(name: ServiceName): boolean {
-  return (process.env.REQUIRE_SERVICES ?? '').split(',').map((s) => s.trim()).includes(name);
+  return (process.env.REQUIRE_SERVICES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .includes(name);
 }
 
 /**

@@ -8,7 +8,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  ConfigError, createKernel, HookError, Kernel, loadConfigFile, MetadataError, PluginError, type ObjectQLConfig, type Plugin,
+  ConfigError,
+  createKernel,
+  HookError,
+  Kernel,
+  loadConfigFile,
+  MetadataError,
+  PluginError,
+  type ObjectQLConfig,
+  type Plugin,
 } from '../../kernel';
 import { startServer, type TestServer } from '../helpers/server';
 
@@ -49,7 +57,11 @@ describe('kernel', () => {
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      const config = (app: string, rpc: string): ObjectQLConfig => ({ metadata: [join(tmp, app)], routes: { rpc }, security: { allowBodyUser: true } });
+      const config = (app: string, rpc: string): ObjectQLConfig => ({
+        metadata: [join(tmp, app)],
+        routes: { rpc },
+        security: { allowBodyUser: true },
+      });
       [a, b] = await Promise.all([startServer(config('app-a', '/a/rpc')), startServer(config('app-b', '/b/rpc'))]);
     });
     after(async () => {
@@ -71,7 +83,10 @@ describe('kernel', () => {
       // B's item has `size`, A's does not.
       expect((await a.rpc({ op: 'find', object: 'item', args: { fields: ['size'] }, user: ADMIN })).status).to.equal(400);
 
-      for (const [server, foreign, own] of [[a, 'beta', 'alpha'], [b, 'alpha', 'beta']] as const) {
+      for (const [server, foreign, own] of [
+        [a, 'beta', 'alpha'],
+        [b, 'alpha', 'beta'],
+      ] as const) {
         const res = await server.rpc({ op: 'find', object: foreign, args: {}, user: ADMIN });
         expect(res.status).to.equal(404);
         expect(res.body.error).to.deep.include({ code: 'NOT_FOUND' });
@@ -133,7 +148,13 @@ describe('kernel', () => {
     });
 
     it('names the hook and the plugin when a lifecycle tap fails', async () => {
-      const k = kernel().use({ name: 'flaky', register: (kk) => kk.hooks.start.tapPromise('flaky', async () => { throw new Error('disk on fire'); }) });
+      const k = kernel().use({
+        name: 'flaky',
+        register: (kk) =>
+          kk.hooks.start.tapPromise('flaky', async () => {
+            throw new Error('disk on fire');
+          }),
+      });
       const err = await rejection(() => k.start());
       expect(err).to.be.instanceOf(HookError);
       expect(err.hook).to.equal('start');
@@ -144,11 +165,18 @@ describe('kernel', () => {
 
     it('names the hook and the plugin when a data hook tap fails, without leaking the cause', async () => {
       const k = await createKernel({ ...BASE, metadata: [join(tmp, 'app-a')], security: { allowBodyUser: true } });
-      k.use({ name: 'broken-audit', register: (kk) => kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', async () => { throw new Error('secret detail'); }) });
+      k.use({
+        name: 'broken-audit',
+        register: (kk) =>
+          kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', async () => {
+            throw new Error('secret detail');
+          }),
+      });
       await k.start();
       try {
         const res = await fetch(`${k.http.url}/api/objectql`, {
-          method: 'POST', headers: { 'content-type': 'application/json' },
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ op: 'create', object: 'item', args: { title: 'x' }, user: ADMIN }),
         });
         const body = (await res.json()) as any;
@@ -164,7 +192,7 @@ describe('kernel', () => {
   });
 
   describe('configuration', () => {
-    it('loads .ts, .js, .mjs, .json and .yml files, resolving paths against the file\'s folder', async () => {
+    it("loads .ts, .js, .mjs, .json and .yml files, resolving paths against the file's folder", async () => {
       const files = {
         ts: write('cfg/ts/objectql.config.ts', "const port: number = 4101;\nexport default { port, metadata: ['./meta'] };\n"),
         js: write('cfg/js/objectql.config.js', "module.exports = async () => ({ port: 4102, metadata: ['./meta'] });\n"),
@@ -250,8 +278,10 @@ describe('kernel', () => {
       expect(given.headers.get('x-request-id')).to.equal('trace-42.a:b');
       const onError = await server.request('GET', '/missing', undefined, { 'X-Request-Id': 'err-7' });
       expect(onError.headers.get('x-request-id')).to.equal('err-7');
-      const generated = [await server.request('GET', '/health'), await server.request('GET', '/health', undefined, { 'X-Request-Id': 'has spaces' })]
-        .map((r) => r.headers.get('x-request-id'));
+      const generated = [
+        await server.request('GET', '/health'),
+        await server.request('GET', '/health', undefined, { 'X-Request-Id': 'has spaces' }),
+      ].map((r) => r.headers.get('x-request-id'));
       for (const id of generated) expect(id).to.match(/^[0-9a-f-]{36}$/);
       expect(generated[0]).to.not.equal(generated[1]);
     });
@@ -265,34 +295,40 @@ describe('kernel', () => {
 
     it('adds a route and sees every create', async () => {
       write('third/meta/note.object.yml', 'fields:\n  text: text\n');
-      write('third/plugins/hello.plugin.ts', [
-        '// No imports: a plugin is a plain factory.',
-        'type Res = { json(body: unknown): void };',
-        'type Router = { get(path: string, handler: (req: unknown, res: Res) => void): void };',
-        'export default (options: { greeting?: string }) => {',
-        '  const created: Array<{ object: string; id?: string; by?: string }> = [];',
-        '  return {',
-        "    name: 'hello',",
-        "    dependsOn: ['rpc'],",
-        '    register(kernel: any) {',
-        "      kernel.hooks.routes.tapPromise('hello', async (router: Router) => {",
-        "        router.get('/hello', (_req, res) => res.json({ greeting: options.greeting, created }));",
-        '      });',
-        "      kernel.hooks.afterCreate.for('*').tapPromise('hello', async (ctx: any) => {",
-        '        created.push({ object: ctx.object, id: ctx.id, by: ctx.user?.id });',
-        '      });',
-        "      kernel.hooks.capabilities.tap('hello', (list: unknown[]) => [...list, { plugin: 'hello', routes: ['GET /hello'] }]);",
-        '    },',
-        '  };',
-        '};',
-      ].join('\n'));
-      const file = write('third/objectql.config.yml', [
-        'metadata: [./meta]',
-        'security: {allowBodyUser: true}',
-        'plugins:',
-        '  rpc: true',
-        '  ./plugins/hello.plugin.ts: {greeting: hi there}',
-      ].join('\n'));
+      write(
+        'third/plugins/hello.plugin.ts',
+        [
+          '// No imports: a plugin is a plain factory.',
+          'type Res = { json(body: unknown): void };',
+          'type Router = { get(path: string, handler: (req: unknown, res: Res) => void): void };',
+          'export default (options: { greeting?: string }) => {',
+          '  const created: Array<{ object: string; id?: string; by?: string }> = [];',
+          '  return {',
+          "    name: 'hello',",
+          "    dependsOn: ['rpc'],",
+          '    register(kernel: any) {',
+          "      kernel.hooks.routes.tapPromise('hello', async (router: Router) => {",
+          "        router.get('/hello', (_req, res) => res.json({ greeting: options.greeting, created }));",
+          '      });',
+          "      kernel.hooks.afterCreate.for('*').tapPromise('hello', async (ctx: any) => {",
+          '        created.push({ object: ctx.object, id: ctx.id, by: ctx.user?.id });',
+          '      });',
+          "      kernel.hooks.capabilities.tap('hello', (list: unknown[]) => [...list, { plugin: 'hello', routes: ['GET /hello'] }]);",
+          '    },',
+          '  };',
+          '};',
+        ].join('\n'),
+      );
+      const file = write(
+        'third/objectql.config.yml',
+        [
+          'metadata: [./meta]',
+          'security: {allowBodyUser: true}',
+          'plugins:',
+          '  rpc: true',
+          '  ./plugins/hello.plugin.ts: {greeting: hi there}',
+        ].join('\n'),
+      );
       kernel = await createKernel({ ...(await loadConfigFile(file)), ...BASE });
       await kernel.start();
       const url = kernel.http.url;
@@ -300,7 +336,8 @@ describe('kernel', () => {
       const before = await (await fetch(`${url}/hello`)).json();
       expect(before).to.deep.equal({ greeting: 'hi there', created: [] });
       const res = await fetch(`${url}/api/objectql`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ op: 'create', object: 'note', args: { id: 'n-1', text: 'hello' }, user: { id: 'dana', roles: [] } }),
       });
       expect(res.status).to.equal(200);
@@ -311,7 +348,9 @@ describe('kernel', () => {
     });
 
     it('fails start-up naming a plugin path that does not exist', async () => {
-      const err = await rejection(async () => createKernel({ ...BASE, baseDir: tmp, metadata: [join(tmp, 'empty')], plugins: { './missing-plugin.ts': true } }));
+      const err = await rejection(async () =>
+        createKernel({ ...BASE, baseDir: tmp, metadata: [join(tmp, 'empty')], plugins: { './missing-plugin.ts': true } }),
+      );
       expect(err).to.be.instanceOf(PluginError);
       expect(err.message).to.include('./missing-plugin.ts');
     });

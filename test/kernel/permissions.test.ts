@@ -13,7 +13,8 @@ type User = { id: string; roles: string[]; anonymous?: boolean };
 
 describe('permissions (sample app, JSON-RPC)', () => {
   let server: TestServer;
-  const call = (user: User | undefined, op: string, object: string, args?: unknown) => server.rpc({ op, object, args, ...(user ? { user } : {}) });
+  const call = (user: User | undefined, op: string, object: string, args?: unknown) =>
+    server.rpc({ op, object, args, ...(user ? { user } : {}) });
   const { alice, bob, carol, viewer, admin, nobody } = USERS;
 
   function expectForbidden(res: { status: number; body: any }, permission: string, roles: string[]) {
@@ -146,13 +147,19 @@ describe('permissions (sample app, JSON-RPC)', () => {
     });
 
     it('refuses writes of budget (403 naming it) and of actual_cost (400 unknown field) by a member', async () => {
-      for (const [op, args] of [['create', { name: 'Alice budget', budget: 10 }], ['update', { id: 'prj-apollo', data: { budget: 10 } }]] as const) {
+      for (const [op, args] of [
+        ['create', { name: 'Alice budget', budget: 10 }],
+        ['update', { id: 'prj-apollo', data: { budget: 10 } }],
+      ] as const) {
         const res = await call(alice, op, 'project', args);
         expectForbidden(res, 'allow_edit', ['member']);
         expect(res.body.error.message).to.include("'budget'");
         expect(res.body.error.details.field).to.equal('budget');
       }
-      for (const [op, args] of [['create', { name: 'Alice cost', actual_cost: 10 }], ['update', { id: 'prj-apollo', data: { actual_cost: 10 } }]] as const) {
+      for (const [op, args] of [
+        ['create', { name: 'Alice cost', actual_cost: 10 }],
+        ['update', { id: 'prj-apollo', data: { actual_cost: 10 } }],
+      ] as const) {
         const res = await call(alice, op, 'project', args);
         expect(res.status).to.equal(400);
         expect(res.body.error.details.fields).to.deep.equal({ actual_cost: 'unknown field' });
@@ -191,7 +198,7 @@ describe('permissions (sample app, JSON-RPC)', () => {
       expect(bobs.body.items.every((p: any) => p.owner === 'bob')).to.equal(true);
     });
 
-    it('answers 404 for findOne, update and action on bob\'s project, and 403 for delete (operation level first)', async () => {
+    it("answers 404 for findOne, update and action on bob's project, and 403 for delete (operation level first)", async () => {
       for (const [op, args] of [
         ['findOne', 'prj-gemini'],
         ['update', { id: 'prj-gemini', data: { name: 'Hijacked' } }],
@@ -208,7 +215,7 @@ describe('permissions (sample app, JSON-RPC)', () => {
       expect(gemini.body.status).to.equal('planning');
     });
 
-    it('finds nothing of bob\'s through filters', async () => {
+    it("finds nothing of bob's through filters", async () => {
       for (const filters of [
         [['id', '=', 'prj-gemini']],
         [['owner', '=', 'bob']],
@@ -229,11 +236,20 @@ describe('permissions (sample app, JSON-RPC)', () => {
       expect((await call(admin, 'findOne', 'project', 'prj-gemini')).body.priority).to.equal('medium');
     });
 
-    it('expands a lookup to bob\'s project as null', async () => {
-      const created = await call(admin, 'create', 'task', { id: 'tsk-alice-on-gemini', title: 'Help bob', project: 'prj-gemini', assignee: 'alice' });
+    it("expands a lookup to bob's project as null", async () => {
+      const created = await call(admin, 'create', 'task', {
+        id: 'tsk-alice-on-gemini',
+        title: 'Help bob',
+        project: 'prj-gemini',
+        assignee: 'alice',
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(200);
 
-      const tasks = await call(alice, 'find', 'task', { fields: ['title', 'project'], expand: { project: { fields: ['name'] } }, top: 1000 });
+      const tasks = await call(alice, 'find', 'task', {
+        fields: ['title', 'project'],
+        expand: { project: { fields: ['name'] } },
+        top: 1000,
+      });
       const byId = new Map(tasks.body.items.map((t: any) => [t.id, t]));
       expect((byId.get('tsk-alice-on-gemini') as any).project).to.equal(null);
       expect((byId.get('tsk-apollo-design') as any).project).to.deep.equal({ id: 'prj-apollo', name: 'Apollo Website Relaunch' });
@@ -241,7 +257,10 @@ describe('permissions (sample app, JSON-RPC)', () => {
       expect(one.body.title).to.equal('Help bob');
       expect(one.body.project).to.equal(null);
       // The manager sees the project behind it.
-      const asCarol = await call(carol, 'findOne', 'task', { filters: [['id', '=', 'tsk-alice-on-gemini']], expand: { project: { fields: ['owner'] } } });
+      const asCarol = await call(carol, 'findOne', 'task', {
+        filters: [['id', '=', 'tsk-alice-on-gemini']],
+        expand: { project: { fields: ['owner'] } },
+      });
       expect(asCarol.body.project).to.deep.equal({ id: 'prj-gemini', owner: 'bob' });
     });
 
@@ -265,13 +284,22 @@ describe('permissions (sample app, JSON-RPC)', () => {
       // ... but only member may write, and only alice's own projects.
       const edit = await call(both, 'update', 'project', { id: 'prj-gemini', data: { priority: 'urgent' } });
       expectForbidden(edit, 'record_filters', ['member', 'viewer']);
-      expectForbidden(await call(both, 'create', 'project', { name: 'Also for bob', owner: 'bob' }), 'record_filters', ['member', 'viewer']);
-      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { owner: 'bob' } }), 'record_filters', ['member', 'viewer']);
+      expectForbidden(await call(both, 'create', 'project', { name: 'Also for bob', owner: 'bob' }), 'record_filters', [
+        'member',
+        'viewer',
+      ]);
+      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { owner: 'bob' } }), 'record_filters', [
+        'member',
+        'viewer',
+      ]);
       const bulk = await call(both, 'updateMany', 'project', { filters: { owner: 'bob' }, data: { priority: 'urgent' } });
       expect(bulk.body.count).to.equal(0);
       expect(bulk.body.errors.map((e: any) => e.error.code)).to.include('FORBIDDEN');
       expect((await call(admin, 'findOne', 'project', 'prj-gemini')).body.priority).to.equal('medium');
-      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { actual_cost: 1 } }), 'allow_edit', ['member', 'viewer']);
+      expectForbidden(await call(both, 'update', 'project', { id: 'prj-apollo', data: { actual_cost: 1 } }), 'allow_edit', [
+        'member',
+        'viewer',
+      ]);
 
       const own = await call(both, 'update', 'project', { id: 'prj-mercury', data: { priority: 'medium' } });
       expect(own.status).to.equal(200);
@@ -281,7 +309,11 @@ describe('permissions (sample app, JSON-RPC)', () => {
 
   describe('admin', () => {
     it('bypasses object, field and record permissions', async () => {
-      const all = await call(admin, 'find', 'project', { fields: ['owner', 'actual_cost'], filters: [['actual_cost', '>=', 0]], sort: [['actual_cost', 'desc']] });
+      const all = await call(admin, 'find', 'project', {
+        fields: ['owner', 'actual_cost'],
+        filters: [['actual_cost', '>=', 0]],
+        sort: [['actual_cost', 'desc']],
+      });
       expect(all.status).to.equal(200);
       expect(all.body.items.map((p: any) => p.id)).to.include.members(['prj-apollo', 'prj-gemini', 'prj-mercury']);
       expect(all.body.items[0]).to.deep.include({ id: 'prj-apollo', actual_cost: 4699.5 });
@@ -350,11 +382,14 @@ describe('permissions (sample app, JSON-RPC)', () => {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'objectql-perm-'));
       writeFileSync(join(dir, 'note.object.yml'), 'fields:\n  text: {type: text}\n  owner: {type: text}\n');
-      writeFileSync(join(dir, 'note.permission.yml'), [
-        'permissions:',
-        '  - {profile: member, allow_read: true, allow_create: true, allow_edit: true, allow_delete: true,',
-        '     record_filters: [[owner, "=", $current_user]]}',
-      ].join('\n'));
+      writeFileSync(
+        join(dir, 'note.permission.yml'),
+        [
+          'permissions:',
+          '  - {profile: member, allow_read: true, allow_create: true, allow_edit: true, allow_delete: true,',
+          '     record_filters: [[owner, "=", $current_user]]}',
+        ].join('\n'),
+      );
       writeFileSync(join(dir, 'note.data.yml'), '- {id: n-alice, text: a, owner: alice}\n- {id: n-bob, text: b, owner: bob}\n');
       notes = await startServer({ metadata: [dir], security: { allowBodyUser: true } });
     });
@@ -363,7 +398,7 @@ describe('permissions (sample app, JSON-RPC)', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('answers 404 for another user\'s record and deletes one\'s own', async () => {
+    it("answers 404 for another user's record and deletes one's own", async () => {
       const other = await notes.rpc({ op: 'delete', object: 'note', args: { id: 'n-bob' }, user: alice });
       expect(other.status).to.equal(404);
       expect(other.body.error.code).to.equal('NOT_FOUND');

@@ -127,7 +127,9 @@ describe(`route prefixes (rpc${HAS_REST ? ', rest' : ''}${HAS_METADATA ? ', meta
       }
       const err = await createKernel({ routes: { rpc: '/ok', data: 'bad' } }).catch((e: Error) => e);
       expect(err).to.be.instanceOf(ConfigError);
-      expect((err as Error).message).to.include('routes.data').and.not.include('routes.rpc');
+      expect((err as Error).message)
+        .to.include('routes.data')
+        .and.not.include('routes.rpc');
     });
 
     it('reject an unknown route key by name', () => {

@@ -60,7 +60,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The error as an Outcome, its status from the kernel's table (checks.ts speaks Outcomes). */
 function errorOutcome(code: string, message: string, details: unknown, raw: unknown): Outcome {
-  return { status: isErrorCode(code) ? ERROR_CODES[code] : 500, error: { code, message, ...(details !== undefined ? { details } : {}) }, raw };
+  return {
+    status: isErrorCode(code) ? ERROR_CODES[code] : 500,
+    error: { code, message, ...(details !== undefined ? { details } : {}) },
+    raw,
+  };
 }
 
 /** The fields the table says `user` reads on `object` (every field of the object but the hidden ones). */
@@ -103,7 +107,8 @@ async function graphqlConnection(env: MatrixServer, user: UserName): Promise<Con
           next: (value: ExecutionResult) => {
             if (value.errors?.length) {
               const e = value.errors[0] as { message: string; extensions?: Rec };
-              if (!state.error) state.error = errorOutcome(String(e.extensions?.code ?? 'INTERNAL_ERROR'), e.message, e.extensions?.details, value);
+              if (!state.error)
+                state.error = errorOutcome(String(e.extensions?.code ?? 'INTERNAL_ERROR'), e.message, e.extensions?.details, value);
               (state.eventErrors ??= []).push(value.errors);
               return;
             }
@@ -115,7 +120,12 @@ async function graphqlConnection(env: MatrixServer, user: UserName): Promise<Con
             const first = list?.[0];
             state.error ??= first
               ? errorOutcome(String(first.extensions?.code ?? 'INTERNAL_ERROR'), first.message, first.extensions?.details, err)
-              : errorOutcome('INTERNAL_ERROR', `subscription failed: ${String((err as { code?: unknown })?.code ?? err)}`, undefined, String(err));
+              : errorOutcome(
+                  'INTERNAL_ERROR',
+                  `subscription failed: ${String((err as { code?: unknown })?.code ?? err)}`,
+                  undefined,
+                  String(err),
+                );
             state.ended = true;
             ended();
           },
@@ -138,7 +148,9 @@ async function realtimeConnection(env: MatrixServer, user: UserName): Promise<Co
   const conn: Connection = {
     started: new Map(),
     get changes(): Change[] {
-      return client.messages.filter((m) => m.type === 'change').map((m: Msg) => ({ object: m.object, kind: m.operation, record: m.record }));
+      return client.messages
+        .filter((m) => m.type === 'change')
+        .map((m: Msg) => ({ object: m.object, kind: m.operation, record: m.record }));
     },
     set changes(value: Change[]) {
       if (value.length) throw new Error('realtime changes can only be cleared');
@@ -221,23 +233,34 @@ export function changeCases(env: MatrixServer): void {
         const ofObject = (x: (typeof all)[number]) => x.conn.changes.filter((c) => c.object === object);
         const expected = all.reduce((sum, x) => sum + cell(object, x.user).ids.length, 0);
         try {
-          for (const id of RECORDS[object]) expectOk(await admin.update(MATRIX_USERS.root, object, id, update), `root updates ${object} ${id}`);
+          for (const id of RECORDS[object])
+            expectOk(await admin.update(MATRIX_USERS.root, object, id, update), `root updates ${object} ${id}`);
           await quiesce(() => all.reduce((sum, x) => sum + ofObject(x).length, 0), expected);
           for (const x of all) {
             const c = cell(object, x.user);
             const what = `${x.name} · ${x.user} · ${object}`;
             const got = ofObject(x);
-            expect(got.filter((e) => e.kind !== 'updated'), `${what}: only updates`).to.deep.equal([]);
+            expect(
+              got.filter((e) => e.kind !== 'updated'),
+              `${what}: only updates`,
+            ).to.deep.equal([]);
             expect(got.map((e) => e.record?.id).sort(), `${what}: updated records notified`).to.deep.equal([...c.ids].sort());
             const seen = visible(env, object, x.user);
             for (const e of got) {
               expectNoHidden(e.record, c.hidden, `${what} ${e.record.id}`);
-              expect(Object.keys(e.record).filter((f) => !seen.includes(f)), `${what} ${e.record.id}: fields outside the object's readable ones`).to.deep.equal([]);
-              for (const [f, v] of Object.entries(update)) if (seen.includes(f)) expect(e.record[f], `${what} ${e.record.id}: ${f} after the change`).to.deep.equal(v);
+              expect(
+                Object.keys(e.record).filter((f) => !seen.includes(f)),
+                `${what} ${e.record.id}: fields outside the object's readable ones`,
+              ).to.deep.equal([]);
+              for (const [f, v] of Object.entries(update))
+                if (seen.includes(f)) expect(e.record[f], `${what} ${e.record.id}: ${f} after the change`).to.deep.equal(v);
             }
             // GraphQL answers exactly its selection: the visible fields.
-            if (x.name === 'GraphQL subscriptions') for (const e of got) expect(Object.keys(e.record).sort(), `${what} ${e.record.id}: selection`).to.deep.equal([...seen].sort());
-            if (c.ops.includes('R')) for (const s of x.conn.started.get(object)!) expect(s.eventErrors, `${what}: events with errors`).to.equal(undefined);
+            if (x.name === 'GraphQL subscriptions')
+              for (const e of got)
+                expect(Object.keys(e.record).sort(), `${what} ${e.record.id}: selection`).to.deep.equal([...seen].sort());
+            if (c.ops.includes('R'))
+              for (const s of x.conn.started.get(object)!) expect(s.eventErrors, `${what}: events with errors`).to.equal(undefined);
           }
         } finally {
           await env.reset();

@@ -53,7 +53,12 @@ export function dataCases(env: MatrixServer, ops: DataOps): void {
  * The engine's own answer to `run` as `u` (an Outcome without a protocol), for a request a typed
  * protocol cannot send (Lacks.unknownFields). Anything it writes is undone by the caller's reset.
  */
-async function engineAnswer(env: MatrixServer, u: MatrixUser, object: ObjectName, run: (repo: Repository) => Promise<unknown>): Promise<Outcome> {
+async function engineAnswer(
+  env: MatrixServer,
+  u: MatrixUser,
+  object: ObjectName,
+  run: (repo: Repository) => Promise<unknown>,
+): Promise<Outcome> {
   try {
     const result = await run(env.kernel.engine.repo(object, { user: u.user }));
     return { status: 200, raw: result };
@@ -63,7 +68,8 @@ async function engineAnswer(env: MatrixServer, u: MatrixUser, object: ObjectName
   }
 }
 
-const readableFields = (env: MatrixServer, object: ObjectName, user: UserName) => env.fields(object).filter((f) => !cell(object, user).hidden.includes(f));
+const readableFields = (env: MatrixServer, object: ObjectName, user: UserName) =>
+  env.fields(object).filter((f) => !cell(object, user).hidden.includes(f));
 
 async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
   const c = cell(object, user);
@@ -110,7 +116,10 @@ async function reads({ env, ops, u, user, object }: Ctx): Promise<void> {
   const page = await ops.list(u, object, { sort: [['id', 'desc']], top: 1, ...sel });
   expect(sortedIds(page.items), 'a page of one').to.deep.equal([[...c.ids].sort().reverse()[0]]);
   if (page.total !== undefined) expect(page.total, 'a page of one: the total').to.equal(c.ids.length);
-  const probes: Condition[][] = [...(outside.length ? [[['id', 'in', outside] as Condition]] : []), ...(PROBES[object]?.[user] ? [PROBES[object]![user]!] : [])];
+  const probes: Condition[][] = [
+    ...(outside.length ? [[['id', 'in', outside] as Condition]] : []),
+    ...(PROBES[object]?.[user] ? [PROBES[object]![user]!] : []),
+  ];
   for (const filters of probes) {
     const found = await ops.list(u, object, { filters, ...sel });
     expectOk(found, `list ${JSON.stringify(filters)}`);
@@ -131,7 +140,8 @@ async function hiddenReads({ env, ops, u, user, object }: Ctx): Promise<void> {
   const typed = !!ops.lacks?.unknownFields;
   for (const h of c.hidden) {
     const value = WRITES[object].values[h] ?? 'x';
-    const same = async (what: string, run: (field: string) => Promise<Outcome>) => expectSameAs(await run(h), await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, `${what} by hidden '${h}'`);
+    const same = async (what: string, run: (field: string) => Promise<Outcome>) =>
+      expectSameAs(await run(h), await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, `${what} by hidden '${h}'`);
     await same('filter', (f) => ops.list(u, object, { filters: [[f, '=', value]], ...sel }));
     await same('filter (not equal)', (f) => ops.list(u, object, { filters: [[f, '!=', value]], ...sel }));
     await same('sort', (f) => ops.list(u, object, { sort: [[f, 'desc']], ...sel }));
@@ -140,7 +150,9 @@ async function hiddenReads({ env, ops, u, user, object }: Ctx): Promise<void> {
     if (visible && !typed) await same('get with fields', (f) => ops.get(u, object, visible, { fields: [f] }));
     if (visible && typed) {
       const what = `get with fields by hidden '${h}' (vs the engine's answer for '${NO_SUCH_FIELD}')`;
-      const probe = await engineAnswer(env, u, object, (repo) => repo.findOne({ fields: ['id', NO_SUCH_FIELD], filter: { field: 'id', op: 'eq', value: visible } }));
+      const probe = await engineAnswer(env, u, object, (repo) =>
+        repo.findOne({ fields: ['id', NO_SUCH_FIELD], filter: { field: 'id', op: 'eq', value: visible } }),
+      );
       expectSameAs(await ops.get(u, object, visible, { fields: ['id', h] }), probe, h, NO_SUCH_FIELD, what);
     }
     if (ops.aggregate) {
@@ -206,67 +218,133 @@ async function writes(ctx: Ctx): Promise<void> {
     }
   };
   const denied = (permission: string, what: string) => (o: Outcome) => expectDenied(o, u, permission, what);
-  const notFound = (what: string, probe: () => Promise<Outcome>, id: string) => async (o: Outcome) => expectNotFound(o, await probe(), id, NO_SUCH_ID, what);
+  const notFound = (what: string, probe: () => Promise<Outcome>, id: string) => async (o: Outcome) =>
+    expectNotFound(o, await probe(), id, NO_SUCH_ID, what);
 
-  await step('create', () => ops.create(u, object, newRecord()), async (o) => {
-    if (!can('C')) return expectDenied(o, u, 'allow_create', 'create');
-    expectOk(o, 'create');
-    expectNoHidden(o.record, c.hidden, 'create');
-    expect((await env.truth(object)).has(o.record!.id), 'created record stored').to.equal(true);
-  });
+  await step(
+    'create',
+    () => ops.create(u, object, newRecord()),
+    async (o) => {
+      if (!can('C')) return expectDenied(o, u, 'allow_create', 'create');
+      expectOk(o, 'create');
+      expectNoHidden(o.record, c.hidden, 'create');
+      expect((await env.truth(object)).has(o.record!.id), 'created record stored').to.equal(true);
+    },
+  );
 
   if (ops.createMany) {
-    await step('createMany', () => ops.createMany!(u, object, [newRecord()]), (o) => {
-      if (!can('C')) return expectDenied(o, u, 'allow_create', 'createMany');
-      expectOk(o, 'createMany');
-      expect(o.items, `createMany: ${JSON.stringify(o.raw)}`).to.have.length(1);
-      expectNoHidden(o.items![0], c.hidden, 'createMany');
-    });
+    await step(
+      'createMany',
+      () => ops.createMany!(u, object, [newRecord()]),
+      (o) => {
+        if (!can('C')) return expectDenied(o, u, 'allow_create', 'createMany');
+        expectOk(o, 'createMany');
+        expect(o.items, `createMany: ${JSON.stringify(o.raw)}`).to.have.length(1);
+        expectNoHidden(o.items![0], c.hidden, 'createMany');
+      },
+    );
   }
 
-  await step(`update ${target}`, () => ops.update(u, object, target, w.update), async (o) => {
-    if (!can('U')) return expectDenied(o, u, 'allow_edit', 'update');
-    expectOk(o, `update ${target}`);
-    expectNoHidden(o.record, c.hidden, 'update');
-    expect((await env.truth(object)).get(target), 'stored').to.deep.include(w.update);
-  });
+  await step(
+    `update ${target}`,
+    () => ops.update(u, object, target, w.update),
+    async (o) => {
+      if (!can('U')) return expectDenied(o, u, 'allow_edit', 'update');
+      expectOk(o, `update ${target}`);
+      expectNoHidden(o.record, c.hidden, 'update');
+      expect((await env.truth(object)).get(target), 'stored').to.deep.include(w.update);
+    },
+  );
   if (visibleOnly) {
-    await step(`update ${visibleOnly} (visible, not writable)`, () => ops.update(u, object, visibleOnly, w.update), denied(can('U') ? 'record_filters' : 'allow_edit', 'update visible'));
+    await step(
+      `update ${visibleOnly} (visible, not writable)`,
+      () => ops.update(u, object, visibleOnly, w.update),
+      denied(can('U') ? 'record_filters' : 'allow_edit', 'update visible'),
+    );
   }
   if (outside) {
     const run = (id: string) => () => ops.update(u, object, id, w.update);
-    await step(`update ${outside} (out of scope)`, run(outside), can('U') ? notFound('update out of scope', run(NO_SUCH_ID), outside) : denied('allow_edit', 'update out of scope'));
+    await step(
+      `update ${outside} (out of scope)`,
+      run(outside),
+      can('U') ? notFound('update out of scope', run(NO_SUCH_ID), outside) : denied('allow_edit', 'update out of scope'),
+    );
   }
 
-  await step(`delete ${target}`, () => ops.delete(u, object, target), async (o) => {
-    if (!can('D')) return expectDenied(o, u, 'allow_delete', 'delete');
-    expectOk(o, `delete ${target}`);
-    expect((await env.truth(object)).has(target), 'deleted').to.equal(false);
-  });
+  await step(
+    `delete ${target}`,
+    () => ops.delete(u, object, target),
+    async (o) => {
+      if (!can('D')) return expectDenied(o, u, 'allow_delete', 'delete');
+      expectOk(o, `delete ${target}`);
+      expect((await env.truth(object)).has(target), 'deleted').to.equal(false);
+    },
+  );
   if (visibleOnly) {
-    await step(`delete ${visibleOnly} (visible, not writable)`, () => ops.delete(u, object, visibleOnly), denied(can('D') ? 'record_filters' : 'allow_delete', 'delete visible'));
+    await step(
+      `delete ${visibleOnly} (visible, not writable)`,
+      () => ops.delete(u, object, visibleOnly),
+      denied(can('D') ? 'record_filters' : 'allow_delete', 'delete visible'),
+    );
   }
   if (outside) {
     const run = (id: string) => () => ops.delete(u, object, id);
-    await step(`delete ${outside} (out of scope)`, run(outside), can('D') ? notFound('delete out of scope', run(NO_SUCH_ID), outside) : denied('allow_delete', 'delete out of scope'));
+    await step(
+      `delete ${outside} (out of scope)`,
+      run(outside),
+      can('D') ? notFound('delete out of scope', run(NO_SUCH_ID), outside) : denied('allow_delete', 'delete out of scope'),
+    );
   }
 
   // A hidden field is written as a field that does not exist (whether the record is in scope or not);
   // a visible read-only field is FORBIDDEN naming it.
   for (const h of c.hidden) {
     const value = w.values[h];
-    const same = (what: string, run: (f: string) => Promise<Outcome>) => step(what, () => run(h), async (o) => expectSameAs(o, await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, what));
+    const same = (what: string, run: (f: string) => Promise<Outcome>) =>
+      step(
+        what,
+        () => run(h),
+        async (o) => expectSameAs(o, await run(NO_SUCH_FIELD), h, NO_SUCH_FIELD, what),
+      );
     /** A typed protocol cannot send a nonexistent field: the probe is the engine's answer to the same write. */
     const sameAsEngine = (what: string, run: (f: string) => Promise<Outcome>, engine: (repo: Repository) => Promise<unknown>) =>
-      step(what, () => run(h), async (o) => expectSameAs(o, await engineAnswer(env, u, object, engine), h, NO_SUCH_FIELD, `${what} (vs the engine's answer for '${NO_SUCH_FIELD}')`));
+      step(
+        what,
+        () => run(h),
+        async (o) =>
+          expectSameAs(
+            o,
+            await engineAnswer(env, u, object, engine),
+            h,
+            NO_SUCH_FIELD,
+            `${what} (vs the engine's answer for '${NO_SUCH_FIELD}')`,
+          ),
+      );
     const typed = !!ops.lacks?.unknownFields;
     if (can('C') && !typed) await same(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }));
-    if (can('C') && typed) await sameAsEngine(`create with hidden '${h}'`, (f) => ops.create(u, object, { ...newRecord(), [f]: value }), (repo) => repo.create({ ...newRecord(), [NO_SUCH_FIELD]: value }));
+    if (can('C') && typed)
+      await sameAsEngine(
+        `create with hidden '${h}'`,
+        (f) => ops.create(u, object, { ...newRecord(), [f]: value }),
+        (repo) => repo.create({ ...newRecord(), [NO_SUCH_FIELD]: value }),
+      );
     if (can('U') && !typed) await same(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }));
-    if (can('U') && typed) await sameAsEngine(`update with hidden '${h}'`, (f) => ops.update(u, object, target, { [f]: value }), (repo) => repo.update(target, { [NO_SUCH_FIELD]: value }));
-    if (can('U') && outside && !typed) await same(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }));
-    if (can('U') && outside && typed) await sameAsEngine(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }), (repo) => repo.update(outside, { [NO_SUCH_FIELD]: value }));
-    if (can('U') && ops.updateMany) await same(`updateMany filtered by hidden '${h}'`, (f) => ops.updateMany!(u, object, { [f]: value }, w.update));
+    if (can('U') && typed)
+      await sameAsEngine(
+        `update with hidden '${h}'`,
+        (f) => ops.update(u, object, target, { [f]: value }),
+        (repo) => repo.update(target, { [NO_SUCH_FIELD]: value }),
+      );
+    if (can('U') && outside && !typed)
+      await same(`update out of scope with hidden '${h}'`, (f) => ops.update(u, object, outside, { [f]: value }));
+    if (can('U') && outside && typed)
+      await sameAsEngine(
+        `update out of scope with hidden '${h}'`,
+        (f) => ops.update(u, object, outside, { [f]: value }),
+        (repo) => repo.update(outside, { [NO_SUCH_FIELD]: value }),
+      );
+    if (can('U') && ops.updateMany)
+      await same(`updateMany filtered by hidden '${h}'`, (f) => ops.updateMany!(u, object, { [f]: value }, w.update));
     if (can('D') && ops.deleteMany) await same(`deleteMany filtered by hidden '${h}'`, (f) => ops.deleteMany!(u, object, { [f]: value }));
   }
   for (const r of c.readonly) {
@@ -275,26 +353,37 @@ async function writes(ctx: Ctx): Promise<void> {
       expectDenied(o, u, 'allow_edit', what);
       expect(o.error?.details?.field, what).to.equal(r);
     };
-    if (can('C')) await step(`create with read-only '${r}'`, () => ops.create(u, object, { ...newRecord(), [r]: value }), check(`create with '${r}'`));
+    if (can('C'))
+      await step(`create with read-only '${r}'`, () => ops.create(u, object, { ...newRecord(), [r]: value }), check(`create with '${r}'`));
     if (can('U')) await step(`update read-only '${r}'`, () => ops.update(u, object, target, { [r]: value }), check(`update '${r}'`));
   }
 
   if (ops.updateMany) {
-    await step('updateMany {}', () => ops.updateMany!(u, object, {}, w.update), async (o) => {
-      if (!can('U')) return expectDenied(o, u, 'allow_edit', 'updateMany');
-      expect(o.count, `updateMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
-      const stored = await env.truth(object);
-      const changed = RECORDS[object].filter((id) => Object.entries(w.update).every(([k, v]) => stored.get(id)?.[k] === v));
-      expect(changed.sort(), 'updateMany changed exactly the records in scope').to.deep.equal([...c.writeIds].sort());
-    });
+    await step(
+      'updateMany {}',
+      () => ops.updateMany!(u, object, {}, w.update),
+      async (o) => {
+        if (!can('U')) return expectDenied(o, u, 'allow_edit', 'updateMany');
+        expect(o.count, `updateMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
+        const stored = await env.truth(object);
+        const changed = RECORDS[object].filter((id) => Object.entries(w.update).every(([k, v]) => stored.get(id)?.[k] === v));
+        expect(changed.sort(), 'updateMany changed exactly the records in scope').to.deep.equal([...c.writeIds].sort());
+      },
+    );
   }
   if (ops.deleteMany) {
-    await step('deleteMany {}', () => ops.deleteMany!(u, object, {}), async (o) => {
-      if (!can('D')) return expectDenied(o, u, 'allow_delete', 'deleteMany');
-      expect(o.count, `deleteMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
-      const left = [...(await env.truth(object)).keys()].sort();
-      expect(left, 'deleteMany removed exactly the records in scope').to.deep.equal(RECORDS[object].filter((id) => !c.writeIds.includes(id)));
-    });
+    await step(
+      'deleteMany {}',
+      () => ops.deleteMany!(u, object, {}),
+      async (o) => {
+        if (!can('D')) return expectDenied(o, u, 'allow_delete', 'deleteMany');
+        expect(o.count, `deleteMany: ${JSON.stringify(o.raw)}`).to.equal(c.writeIds.length);
+        const left = [...(await env.truth(object)).keys()].sort();
+        expect(left, 'deleteMany removed exactly the records in scope').to.deep.equal(
+          RECORDS[object].filter((id) => !c.writeIds.includes(id)),
+        );
+      },
+    );
   }
 }
 
@@ -320,7 +409,9 @@ async function explicit(env: MatrixServer, ops: DataOps, x: ExplicitCase): Promi
     else if ('notFound' in e) {
       const r = x.run;
       if (r.op === 'create') throw new Error(`${x.title}: a create is never NOT_FOUND`);
-      const probe = await (r.op === 'action' ? ops.action!(u, x.object, r.action, { id: NO_SUCH_ID, input: r.input }) : ops.update(u, x.object, NO_SUCH_ID, r.data));
+      const probe = await (r.op === 'action'
+        ? ops.action!(u, x.object, r.action, { id: NO_SUCH_ID, input: r.input })
+        : ops.update(u, x.object, NO_SUCH_ID, r.data));
       expectNotFound(o, probe, r.id!, NO_SUCH_ID, x.title);
     } else {
       expect(o.status, `${x.title}: ${JSON.stringify(o.raw)}`).to.equal(400);

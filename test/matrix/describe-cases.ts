@@ -23,7 +23,12 @@ export function describeCases(env: MatrixServer, ops: DescribeOps): void {
       expect(Object.keys(res.described!).sort(), 'objects listed').to.deep.equal([...shown].sort());
       for (const object of shown) {
         const hidden = cell(object, user).hidden;
-        expect(res.described![object].sort(), `fields of ${object}`).to.deep.equal(env.fields(object).filter((f) => !hidden.includes(f)).sort());
+        expect(res.described![object].sort(), `fields of ${object}`).to.deep.equal(
+          env
+            .fields(object)
+            .filter((f) => !hidden.includes(f))
+            .sort(),
+        );
       }
     });
 
@@ -37,9 +42,21 @@ export function describeCases(env: MatrixServer, ops: DescribeOps): void {
           continue;
         }
         expectOk(res, `describe ${object}`);
-        expect([...res.fields!].sort(), `fields of ${object}`).to.deep.equal(env.fields(object).filter((f) => !c.hidden.includes(f)).sort());
+        expect([...res.fields!].sort(), `fields of ${object}`).to.deep.equal(
+          env
+            .fields(object)
+            .filter((f) => !c.hidden.includes(f))
+            .sort(),
+        );
         if (!ops.field) continue;
-        for (const h of c.hidden) expectSameAs(await ops.field(u, object, h), await ops.field(u, object, NO_SUCH_FIELD), h, NO_SUCH_FIELD, `describe ${object}.${h}`);
+        for (const h of c.hidden)
+          expectSameAs(
+            await ops.field(u, object, h),
+            await ops.field(u, object, NO_SUCH_FIELD),
+            h,
+            NO_SUCH_FIELD,
+            `describe ${object}.${h}`,
+          );
         expectOk(await ops.field(u, object, 'id'), `describe ${object}.id`);
       }
     });

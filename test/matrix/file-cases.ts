@@ -45,7 +45,8 @@ function hiddenFrom(user: UserName, field: string): boolean {
   return c.ops.includes('R') && c.hidden.includes(field);
 }
 
-const uploadVerdict = (user: UserName, field: string) => (!isAnonymousCaller(MATRIX_USERS[user]) && hiddenFrom(user, field) ? '400' : verdict(user, mayWrite(user, field)));
+const uploadVerdict = (user: UserName, field: string) =>
+  !isAnonymousCaller(MATRIX_USERS[user]) && hiddenFrom(user, field) ? '400' : verdict(user, mayWrite(user, field));
 
 /** 403 FILE_ACCESS_DENIED, or 401 UNAUTHORIZED for the anonymous caller. */
 function expectFileDenied(o: Outcome, u: MatrixUser, what: string): void {
@@ -77,7 +78,8 @@ export function fileCases(env: MatrixServer): void {
       it(`${user}: upload ${FIELDS.map(([f]) => `${f} ${uploadVerdict(user, f)}`).join(', ')}`, () => uploads(env, user));
       const c = cell(object, user);
       const writable = FIELDS.filter(([f]) => c.ops.includes('U') && mayWrite(user, f));
-      if (writable.length) it(`${user}: attaching to ${c.writeIds[0]}'s ${writable.map(([f]) => f).join(', ')}`, () => attaching(env, user));
+      if (writable.length)
+        it(`${user}: attaching to ${c.writeIds[0]}'s ${writable.map(([f]) => f).join(', ')}`, () => attaching(env, user));
     }
   });
 }
@@ -116,7 +118,10 @@ async function uploads(env: MatrixServer, user: UserName): Promise<void> {
     const o = await env.files.upload(u, object, field, content);
     if (uploadVerdict(user, field) === '400') {
       expect(o.status, `${what}: ${JSON.stringify(o.raw)}`).to.equal(400);
-      expect(o.error, what).to.deep.include({ code: 'FILE_VALIDATION_ERROR', details: { file: null, reason: 'invalid_field', object, field } });
+      expect(o.error, what).to.deep.include({
+        code: 'FILE_VALIDATION_ERROR',
+        details: { file: null, reason: 'invalid_field', object, field },
+      });
       continue;
     }
     if (!mayWrite(user, field) || isAnonymousCaller(u)) {
@@ -124,7 +129,11 @@ async function uploads(env: MatrixServer, user: UserName): Promise<void> {
       continue;
     }
     expectOk(o, what);
-    expect(o.record, `${what}: ${JSON.stringify(o.raw)}`).to.include({ name: content.name, size: content.bytes.length, uploaded_by: u.user!.id });
+    expect(o.record, `${what}: ${JSON.stringify(o.raw)}`).to.include({
+      name: content.name,
+      size: content.bytes.length,
+      uploaded_by: u.user!.id,
+    });
     expectBytes(await env.files.download(u, `/${o.record!.id}`), content.bytes, o.record!.type, `${what}: the uploader downloads it`);
   }
 }

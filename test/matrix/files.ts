@@ -29,7 +29,8 @@ export interface Download extends Outcome {
  */
 export function lostFiles(before: DbRecord[], now: DbRecord[]): string[] {
   const current = new Map(now.map((r) => [r.id as string, r]));
-  const changed = (row: DbRecord, have?: DbRecord) => !have || Object.keys(FILE_FIELDS).some((f) => JSON.stringify(have[f]) !== JSON.stringify(row[f]));
+  const changed = (row: DbRecord, have?: DbRecord) =>
+    !have || Object.keys(FILE_FIELDS).some((f) => JSON.stringify(have[f]) !== JSON.stringify(row[f]));
   return before.filter((row) => changed(row, current.get(row.id as string))).map((row) => row.id as string);
 }
 

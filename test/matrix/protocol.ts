@@ -101,7 +101,13 @@ export interface DescribeOps {
 
 /** How the matrix reaches the server: one request as a user (credentials are added in one place, credentials.ts). */
 export interface Client {
-  request(user: MatrixUser, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    user: MatrixUser,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   routes: { rpc: string; data: string; metadata: string; files: string };
   /** An object's definition as the server's registry holds it (every field, system ones included). */
   definition(object: string): ObjectDefinition | undefined;

@@ -43,7 +43,10 @@ export class MatrixServer {
   /** Keep-alive connections: the matrix sends a few thousand requests per datasource. */
   private agent = new Agent({ keepAlive: true });
 
-  constructor(private readonly datasources: Record<string, DatasourceConfig>, private readonly adapters: ProtocolAdapter[]) {}
+  constructor(
+    private readonly datasources: Record<string, DatasourceConfig>,
+    private readonly adapters: ProtocolAdapter[],
+  ) {}
 
   /** Stable across start/stop: adapters bind to it when the tests are declared. */
   readonly client: Client = {
@@ -55,10 +58,18 @@ export class MatrixServer {
   /** The File API of the running server (uploads, byte-exact downloads, seeding). */
   readonly files = filesApi(() => this.url, this.client);
 
-  private send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
+  private send(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }> {
     const url = new URL(path, this.running.url);
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const all: Record<string, string> = { ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers };
+    const all: Record<string, string> = {
+      ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+      ...headers,
+    };
     return new Promise((resolvePromise, reject) => {
       const req = httpRequest(url, { method, headers: all, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
@@ -139,7 +150,10 @@ export class MatrixServer {
     const out: Snapshot = new Map();
     for (const def of this.kernel.registry.objects()) {
       const rows = await this.kernel.engine.object(def.name).datasource.find(def.name, {});
-      out.set(def.name, rows.sort((a, b) => String(a.id).localeCompare(String(b.id))));
+      out.set(
+        def.name,
+        rows.sort((a, b) => String(a.id).localeCompare(String(b.id))),
+      );
     }
     return out;
   }

@@ -44,7 +44,16 @@ const NONE: Cell = { ops: '' };
 const READ: Cell = { ops: 'R' };
 const ALL: Cell = { ops: 'RCUD' };
 /** An object without a permission file: open to every caller, anonymous ones included. */
-const OPEN: Record<UserName, Cell> = { alice: ALL, bob: ALL, carol: ALL, victor: ALL, root: ALL, nobody: ALL, aliceViewer: ALL, anonymous: ALL };
+const OPEN: Record<UserName, Cell> = {
+  alice: ALL,
+  bob: ALL,
+  carol: ALL,
+  victor: ALL,
+  root: ALL,
+  nobody: ALL,
+  aliceViewer: ALL,
+  anonymous: ALL,
+};
 
 export const GRID: Record<ObjectName, Record<UserName, Cell>> = {
   // project.permission.yml: managers all; members their own (owner), no delete, actual_cost hidden, budget read-only; viewers read.
@@ -118,14 +127,25 @@ const LINK = (name: string, type: string) => ({ name, url: `https://files.exampl
  * caller's own scope: hooks make the caller the owner/assignee, notes name their owner), a harmless
  * change, and a valid value for each field a user may not read or write.
  */
-export const WRITES: Record<ObjectName, { create(user: { id?: string }, visible: (o: ObjectName) => string[]): Rec; update: Rec; values: Rec }> = {
+export const WRITES: Record<
+  ObjectName,
+  { create(user: { id?: string }, visible: (o: ObjectName) => string[]): Rec; update: Rec; values: Rec }
+> = {
   project: { create: () => ({ name: 'Matrix project' }), update: { priority: 'urgent' }, values: { actual_cost: 1, budget: 1 } },
-  task: { create: (_u, visible) => ({ title: 'Matrix task', project: visible('project')[0] ?? 'prj-apollo' }), update: { estimate_hours: 9 }, values: {} },
+  task: {
+    create: (_u, visible) => ({ title: 'Matrix task', project: visible('project')[0] ?? 'prj-apollo' }),
+    update: { estimate_hours: 9 },
+    values: {},
+  },
   expense: { create: () => ({ project: 'prj-apollo', amount: 10 }), update: { note: 'Matrix' }, values: {} },
   milestone: { create: () => ({ name: 'Matrix milestone' }), update: { reached: true }, values: {} },
   account: { create: () => ({ name: 'Matrix account' }), update: { phone: '+1 555 0000' }, values: {} },
   contact: { create: () => ({ last_name: 'Matrix' }), update: { first_name: 'Matrix' }, values: {} },
-  note: { create: (u) => ({ title: 'Matrix note', owner: u.id ?? null }), update: { title: 'Matrix' }, values: { secret: 'x', locked: true, attachment: LINK('x.txt', 'text/plain'), picture: LINK('x.png', 'image/png') } },
+  note: {
+    create: (u) => ({ title: 'Matrix note', owner: u.id ?? null }),
+    update: { title: 'Matrix' },
+    values: { secret: 'x', locked: true, attachment: LINK('x.txt', 'text/plain'), picture: LINK('x.png', 'image/png') },
+  },
 };
 
 /** A field name no object has: a hidden field must be answered exactly as this one is. */
@@ -148,10 +168,7 @@ export interface ExplicitCase {
   title: string;
   user: UserName;
   object: ObjectName;
-  run:
-    | { op: 'create'; data: Rec }
-    | { op: 'update'; id: string; data: Rec }
-    | { op: 'action'; action: string; id?: string; input?: Rec };
+  run: { op: 'create'; data: Rec } | { op: 'update'; id: string; data: Rec } | { op: 'action'; action: string; id?: string; input?: Rec };
   expect: Expect;
   /** After a success: fields of this record as stored. */
   stored?: { id: string; values: Rec };
@@ -159,27 +176,110 @@ export interface ExplicitCase {
 
 /** Cases the grid cannot express: writes that would leave the caller's scope, and actions. */
 export const EXPLICIT: ExplicitCase[] = [
-  { title: 'a member creating a project owned by someone else', user: 'alice', object: 'project', run: { op: 'create', data: { name: 'Gift', owner: 'bob' } }, expect: { denied: 'record_filters' } },
-  { title: 'a member moving her project to someone else', user: 'alice', object: 'project', run: { op: 'update', id: 'prj-mercury', data: { owner: 'bob' } }, expect: { denied: 'record_filters' } },
-  { title: 'member+viewer creating a project for someone else', user: 'aliceViewer', object: 'project', run: { op: 'create', data: { name: 'Gift', owner: 'bob' } }, expect: { denied: 'record_filters' } },
-  { title: 'a member handing her note to someone else', user: 'alice', object: 'note', run: { op: 'update', id: 'n-alice', data: { owner: 'bob' } }, expect: { denied: 'record_filters' } },
-  { title: 'a member creating a task on a project he cannot see', user: 'bob', object: 'task', run: { op: 'create', data: { title: 'Sneaky', project: 'prj-apollo' } }, expect: { invalid: 'project', sameAs: NO_SUCH_ID } },
+  {
+    title: 'a member creating a project owned by someone else',
+    user: 'alice',
+    object: 'project',
+    run: { op: 'create', data: { name: 'Gift', owner: 'bob' } },
+    expect: { denied: 'record_filters' },
+  },
+  {
+    title: 'a member moving her project to someone else',
+    user: 'alice',
+    object: 'project',
+    run: { op: 'update', id: 'prj-mercury', data: { owner: 'bob' } },
+    expect: { denied: 'record_filters' },
+  },
+  {
+    title: 'member+viewer creating a project for someone else',
+    user: 'aliceViewer',
+    object: 'project',
+    run: { op: 'create', data: { name: 'Gift', owner: 'bob' } },
+    expect: { denied: 'record_filters' },
+  },
+  {
+    title: 'a member handing her note to someone else',
+    user: 'alice',
+    object: 'note',
+    run: { op: 'update', id: 'n-alice', data: { owner: 'bob' } },
+    expect: { denied: 'record_filters' },
+  },
+  {
+    title: 'a member creating a task on a project he cannot see',
+    user: 'bob',
+    object: 'task',
+    run: { op: 'create', data: { title: 'Sneaky', project: 'prj-apollo' } },
+    expect: { invalid: 'project', sameAs: NO_SUCH_ID },
+  },
 
   // Actions (project.action.ts): reading the object is required to run one; what the handler
   // writes is checked as the same caller.
-  { title: 'the global action, as a member: her projects only', user: 'alice', object: 'project', run: { op: 'action', action: 'summary' }, expect: { ok: true, check: projectsCounted(2) } },
-  { title: 'the global action, as a manager: every project', user: 'carol', object: 'project', run: { op: 'action', action: 'summary' }, expect: { ok: true, check: projectsCounted(3) } },
-  { title: 'the global action, with no role', user: 'nobody', object: 'project', run: { op: 'action', action: 'summary' }, expect: { denied: 'allow_read' } },
-  { title: 'the global action, anonymously', user: 'anonymous', object: 'project', run: { op: 'action', action: 'summary' }, expect: { denied: 'allow_read' } },
-  { title: 'a record action on a project out of scope', user: 'alice', object: 'project', run: { op: 'action', action: 'close', id: 'prj-gemini', input: { reason: 'x' } }, expect: { notFound: true } },
-  { title: 'a record action whose handler edits, as a viewer', user: 'victor', object: 'project', run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'x' } }, expect: { denied: 'allow_edit' } },
-  { title: 'a record action on her own project', user: 'alice', object: 'project', run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'Delivered' } }, expect: { ok: true }, stored: { id: 'prj-apollo', values: { status: 'done' } } },
-  { title: 'a record action, anonymously', user: 'anonymous', object: 'project', run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'x' } }, expect: { denied: 'allow_read' } },
+  {
+    title: 'the global action, as a member: her projects only',
+    user: 'alice',
+    object: 'project',
+    run: { op: 'action', action: 'summary' },
+    expect: { ok: true, check: projectsCounted(2) },
+  },
+  {
+    title: 'the global action, as a manager: every project',
+    user: 'carol',
+    object: 'project',
+    run: { op: 'action', action: 'summary' },
+    expect: { ok: true, check: projectsCounted(3) },
+  },
+  {
+    title: 'the global action, with no role',
+    user: 'nobody',
+    object: 'project',
+    run: { op: 'action', action: 'summary' },
+    expect: { denied: 'allow_read' },
+  },
+  {
+    title: 'the global action, anonymously',
+    user: 'anonymous',
+    object: 'project',
+    run: { op: 'action', action: 'summary' },
+    expect: { denied: 'allow_read' },
+  },
+  {
+    title: 'a record action on a project out of scope',
+    user: 'alice',
+    object: 'project',
+    run: { op: 'action', action: 'close', id: 'prj-gemini', input: { reason: 'x' } },
+    expect: { notFound: true },
+  },
+  {
+    title: 'a record action whose handler edits, as a viewer',
+    user: 'victor',
+    object: 'project',
+    run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'x' } },
+    expect: { denied: 'allow_edit' },
+  },
+  {
+    title: 'a record action on her own project',
+    user: 'alice',
+    object: 'project',
+    run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'Delivered' } },
+    expect: { ok: true },
+    stored: { id: 'prj-apollo', values: { status: 'done' } },
+  },
+  {
+    title: 'a record action, anonymously',
+    user: 'anonymous',
+    object: 'project',
+    run: { op: 'action', action: 'close', id: 'prj-apollo', input: { reason: 'x' } },
+    expect: { denied: 'allow_read' },
+  },
 ];
 
 /** summary's groups count this many projects in all. */
 function projectsCounted(n: number) {
-  return (result: Rec) => expect(result.groups.reduce((sum: number, g: Rec) => sum + g.count, 0), JSON.stringify(result)).to.equal(n);
+  return (result: Rec) =>
+    expect(
+      result.groups.reduce((sum: number, g: Rec) => sum + g.count, 0),
+      JSON.stringify(result),
+    ).to.equal(n);
 }
 
 /** Filters that reach for records out of scope by a visible field: they must find nothing. */

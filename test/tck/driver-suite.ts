@@ -17,11 +17,7 @@ export interface DriverSuiteOptions {
   skip?: string;
 }
 
-export function runDriverSuite(
-  label: string,
-  makeDatasource: () => Promise<Datasource> | Datasource,
-  opts: DriverSuiteOptions = {},
-): void {
+export function runDriverSuite(label: string, makeDatasource: () => Promise<Datasource> | Datasource, opts: DriverSuiteOptions = {}): void {
   const title = `driver suite: ${label}`;
   if (opts.skip) {
     describe(title, () => {

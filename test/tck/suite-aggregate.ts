@@ -44,8 +44,14 @@ export function defineAggregateTests(ctx: TckContext): void {
     it('groups by two fields; sum over no values is null', async () => {
       const rows = await ctx.ds.aggregate(ITEM, {
         groupBy: ['status', 'active'],
-        aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'qty', alias: 'total' }],
-        sort: [{ field: 'status', dir: 'asc' }, { field: 'active', dir: 'asc' }],
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'qty', alias: 'total' },
+        ],
+        sort: [
+          { field: 'status', dir: 'asc' },
+          { field: 'active', dir: 'asc' },
+        ],
       });
       expectRows(rows, [
         { status: null, active: null, n: 1, total: 20 },
@@ -59,7 +65,10 @@ export function defineAggregateTests(ctx: TckContext): void {
     it('groups a boolean field with counts per group', async () => {
       const rows = await ctx.ds.aggregate(ITEM, {
         groupBy: ['active'],
-        aggregate: [{ func: 'count', alias: 'n' }, { func: 'count', field: 'price', alias: 'priced' }],
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'count', field: 'price', alias: 'priced' },
+        ],
         sort: [{ field: 'active', dir: 'desc' }],
       });
       expectRows(rows, [
@@ -82,13 +91,19 @@ export function defineAggregateTests(ctx: TckContext): void {
           { func: 'max', field: 'at', alias: 'last' },
         ],
       });
-      expectRows(rows, [{ n: 5, priced: 4, total: 40, avgq: 10, minp: 1.5, maxp: 4, first: '2024-01-10', last: '2024-03-15T23:59:59.000Z' }]);
+      expectRows(rows, [
+        { n: 5, priced: 4, total: 40, avgq: 10, minp: 1.5, maxp: 4, first: '2024-01-10', last: '2024-03-15T23:59:59.000Z' },
+      ]);
     });
 
     it('applies the filter first', async () => {
       const rows = await ctx.ds.aggregate(ITEM, {
         filter: { field: 'active', op: 'eq', value: false },
-        aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'qty', alias: 'total' }, { func: 'max', field: 'price', alias: 'maxp' }],
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'qty', alias: 'total' },
+          { func: 'max', field: 'price', alias: 'maxp' },
+        ],
       });
       expectRows(rows, [{ n: 3, total: 10, maxp: 4 }]);
     });
@@ -96,7 +111,12 @@ export function defineAggregateTests(ctx: TckContext): void {
     it('returns one row of count 0 and null sums when nothing matches without groupBy', async () => {
       const rows = await ctx.ds.aggregate(ITEM, {
         filter: { field: 'qty', op: 'gt', value: 100 },
-        aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'qty', alias: 'total' }, { func: 'avg', field: 'qty', alias: 'mean' }, { func: 'min', field: 'qty', alias: 'low' }],
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'qty', alias: 'total' },
+          { func: 'avg', field: 'qty', alias: 'mean' },
+          { func: 'min', field: 'qty', alias: 'low' },
+        ],
       });
       expectRows(rows, [{ n: 0, total: null, mean: null, low: null }]);
     });
@@ -114,21 +134,33 @@ export function defineAggregateTests(ctx: TckContext): void {
       const rows = await ctx.ds.aggregate(ITEM, {
         groupBy: ['status'],
         aggregate: [{ func: 'sum', field: 'qty', alias: 'total' }],
-        sort: [{ field: 'total', dir: 'desc' }, { field: 'status', dir: 'asc' }],
+        sort: [
+          { field: 'total', dir: 'desc' },
+          { field: 'status', dir: 'asc' },
+        ],
         top: 2,
       });
-      expectRows(rows, [{ status: null, total: 20 }, { status: 'open', total: 10 }]);
+      expectRows(rows, [
+        { status: null, total: 20 },
+        { status: 'open', total: 10 },
+      ]);
     });
 
     it('applies skip after sorting groups', async () => {
       const rows = await ctx.ds.aggregate(ITEM, {
         groupBy: ['status'],
         aggregate: [{ func: 'sum', field: 'qty', alias: 'total' }],
-        sort: [{ field: 'total', dir: 'desc' }, { field: 'status', dir: 'asc' }],
+        sort: [
+          { field: 'total', dir: 'desc' },
+          { field: 'status', dir: 'asc' },
+        ],
         skip: 1,
         top: 2,
       });
-      expectRows(rows, [{ status: 'open', total: 10 }, { status: 'closed', total: 5 }]);
+      expectRows(rows, [
+        { status: 'open', total: 10 },
+        { status: 'closed', total: 5 },
+      ]);
     });
 
     it('sorts by count descending', async () => {

@@ -108,11 +108,7 @@ const CASES: Record<string, Case[]> = {
       { and: [{ or: [c('status', 'eq', 'open'), c('status', 'eq', 'draft')] }, { not: c('qty', 'lt', 6) }] },
       ['a', 'c'],
     ],
-    [
-      'or of and',
-      { or: [{ and: [c('active', 'eq', false), c('qty', 'eq', 5)] }, c('name', 'eq', 'Durian')] },
-      ['b', 'd', 'e'],
-    ],
+    ['or of and', { or: [{ and: [c('active', 'eq', false), c('qty', 'eq', 5)] }, c('name', 'eq', 'Durian')] }, ['b', 'd', 'e']],
     ['not of or', { not: { or: [c('status', 'eq', 'open'), c('status', 'isnull', true)] } }, ['b', 'e']],
     ['empty and matches everything', { and: [] }, ['a', 'b', 'c', 'd', 'e']],
     ['double not', { not: { not: c('code', 'eq', 'B-1') } }, ['b']],

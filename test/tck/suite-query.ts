@@ -15,14 +15,23 @@ export function defineQueryTests(ctx: TckContext): void {
       });
 
       it('sorts by several keys in mixed directions', async () => {
-        const sort = [{ field: 'status', dir: 'asc' as const }, { field: 'qty', dir: 'desc' as const }];
+        const sort = [
+          { field: 'status', dir: 'asc' as const },
+          { field: 'qty', dir: 'desc' as const },
+        ];
         expect(await idsOf(ctx.ds, { sort })).to.deep.equal(['d', 'b', 'e', 'a', 'c']);
       });
 
       it('breaks ties with the next key', async () => {
-        const asc = [{ field: 'qty', dir: 'asc' as const }, { field: 'name', dir: 'asc' as const }];
+        const asc = [
+          { field: 'qty', dir: 'asc' as const },
+          { field: 'name', dir: 'asc' as const },
+        ];
         expect(await idsOf(ctx.ds, { sort: asc })).to.deep.equal(['c', 'e', 'b', 'a', 'd']);
-        const desc = [{ field: 'qty', dir: 'desc' as const }, { field: 'name', dir: 'desc' as const }];
+        const desc = [
+          { field: 'qty', dir: 'desc' as const },
+          { field: 'name', dir: 'desc' as const },
+        ];
         expect(await idsOf(ctx.ds, { sort: desc })).to.deep.equal(['d', 'a', 'b', 'e', 'c']);
       });
 
@@ -60,7 +69,11 @@ export function defineQueryTests(ctx: TckContext): void {
       });
 
       it('pages after filtering and sorting', async () => {
-        const query = { filter: { field: 'qty', op: 'isnull' as const, value: false }, sort: [{ field: 'qty', dir: 'desc' as const }], top: 2 };
+        const query = {
+          filter: { field: 'qty', op: 'isnull' as const, value: false },
+          sort: [{ field: 'qty', dir: 'desc' as const }],
+          top: 2,
+        };
         expect(await idsOf(ctx.ds, query)).to.deep.equal(['d', 'a']);
       });
     });
@@ -85,7 +98,10 @@ export function defineQueryTests(ctx: TckContext): void {
           filter: { field: 'qty', op: 'eq', value: 5 },
           sort: [{ field: 'price', dir: 'desc' }],
         });
-        expect(records).to.deep.equal([{ id: 'e', name: 'apple pie' }, { id: 'b', name: 'banana_split' }]);
+        expect(records).to.deep.equal([
+          { id: 'e', name: 'apple pie' },
+          { id: 'b', name: 'banana_split' },
+        ]);
       });
     });
 
@@ -97,7 +113,14 @@ export function defineQueryTests(ctx: TckContext): void {
       it('counts the records a filter matches', async () => {
         expect(await ctx.ds.count(ITEM, { field: 'active', op: 'eq', value: false })).to.equal(3);
         expect(await ctx.ds.count(ITEM, { field: 'tags', op: 'eq', value: 'fruit' })).to.equal(3);
-        expect(await ctx.ds.count(ITEM, { or: [{ field: 'qty', op: 'isnull', value: true }, { field: 'name', op: 'like', value: 'd%' }] })).to.equal(2);
+        expect(
+          await ctx.ds.count(ITEM, {
+            or: [
+              { field: 'qty', op: 'isnull', value: true },
+              { field: 'name', op: 'like', value: 'd%' },
+            ],
+          }),
+        ).to.equal(2);
       });
 
       it('counts zero when nothing matches', async () => {

@@ -65,7 +65,10 @@ export function defineTransactionTests(ctx: TckContext): void {
       expect((caught as ObjectQLError).code).to.equal('VALIDATION_FAIL');
       expect((caught as ObjectQLError).message).to.equal('boom');
       const rows = await ctx.ds.find(ITEM, { sort: [{ field: 'id', dir: 'asc' }], fields: ['qty'] });
-      expect(rows).to.deep.equal([{ id: 'drop', qty: 2 }, { id: 'keep', qty: 1 }]);
+      expect(rows).to.deep.equal([
+        { id: 'drop', qty: 2 },
+        { id: 'keep', qty: 1 },
+      ]);
     });
 
     it('hides writes from calls outside the transaction until it commits', async () => {
@@ -85,7 +88,7 @@ export function defineTransactionTests(ctx: TckContext): void {
 
       expect(await ctx.ds.find(ITEM, byId('new'))).to.deep.equal([]);
       expect((await ctx.ds.find(ITEM, byId('keep')))[0]).to.deep.include({ qty: 1 });
-      expect((await ctx.ds.find(ITEM, byId('drop')))).to.have.length(1);
+      expect(await ctx.ds.find(ITEM, byId('drop'))).to.have.length(1);
       expect(await ctx.ds.count(ITEM, undefined)).to.equal(2);
 
       release();

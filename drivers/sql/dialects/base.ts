@@ -129,7 +129,11 @@ export abstract class SqlDialect {
 
   /** True when the JSON array in `column` has an element among `elements` (a non-empty list). */
   jsonHasAny(column: string, elements: unknown[]): Frag {
-    return join(elements.map((e) => this.jsonHasElement(column, e)), 'OR', true);
+    return join(
+      elements.map((e) => this.jsonHasElement(column, e)),
+      'OR',
+      true,
+    );
   }
 
   /** True when the JSON array in `column` (qualified `table.column`) has an element equal to `element`. */
@@ -155,7 +159,10 @@ export abstract class SqlDialect {
 
   /** CREATE INDEX for these columns, or undefined when the engine cannot index them. */
   createIndexSql(table: string, name: string, columns: IndexColumn[], unique: boolean): Frag | undefined {
-    const list = frag(columns.map(() => '??').join(', '), columns.map((c) => c.name));
+    const list = frag(
+      columns.map(() => '??').join(', '),
+      columns.map((c) => c.name),
+    );
     return sql`CREATE ${frag(unique ? 'UNIQUE INDEX' : 'INDEX')} ${ident(name)} ON ${ident(table)} (${list})`;
   }
 
@@ -193,9 +200,18 @@ export abstract class SqlDialect {
 
 /** Error codes of a connection that died: node's socket errors, pg's SQLSTATEs, mysql2's. */
 const LOST_CODES = new Set([
-  'ECONNRESET', 'EPIPE', 'ETIMEDOUT',
-  '57P01', '57P02', '57P03', '08000', '08003', '08006',
-  'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
 ]);
 
 /** Escapes `%`, `_` and `\` so a value matches literally inside a LIKE pattern (escape character `\`). */

@@ -46,7 +46,9 @@ export function loadNativeClient(datasource: string, client: SqlClient, load: (i
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     if (e?.code === 'MODULE_NOT_FOUND' && String(e.message).includes(`'${client.module}'`)) {
-      throw new PluginError(`Datasource '${datasource}' needs the SQL client package '${client.module}', which is not installed: run \`npm install ${client.module}\``);
+      throw new PluginError(
+        `Datasource '${datasource}' needs the SQL client package '${client.module}', which is not installed: run \`npm install ${client.module}\``,
+      );
     }
     throw new PluginError(
       `Datasource '${datasource}' could not load the SQL client package '${client.module}' (${String(e?.message ?? err)}); reinstall it with \`npm rebuild ${client.module}\` or \`npm install ${client.module}\``,

@@ -18,8 +18,13 @@ import { isoToZoneless, type StorageFamily } from '../values';
 import { SqlDialect, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
 
 const TYPES: Record<Exclude<StorageFamily, 'text'>, string> = {
-  number: 'double', integer: 'int', boolean: 'tinyint(1)',
-  date: 'date', datetime: 'datetime(3)', time: 'time(3)', json: 'json',
+  number: 'double',
+  integer: 'int',
+  boolean: 'tinyint(1)',
+  date: 'date',
+  datetime: 'datetime(3)',
+  time: 'time(3)',
+  json: 'json',
 };
 
 /** Prefix length for indexes on mediumtext columns (191 × 4 bytes fits every InnoDB row format). */
@@ -109,7 +114,9 @@ export class MysqlDialect extends SqlDialect {
   override createIndexSql(table: string, name: string, columns: IndexColumn[], unique: boolean): Frag | undefined {
     // JSON (longtext on MariaDB) cannot be indexed.
     if (columns.some((c) => c.family === 'json')) return undefined;
-    const parts = columns.map((c) => (this.columnType(c.family, c.field).startsWith('mediumtext') ? sql`${ident(c.name)}(${frag(String(PREFIX))})` : ident(c.name)));
+    const parts = columns.map((c) =>
+      this.columnType(c.family, c.field).startsWith('mediumtext') ? sql`${ident(c.name)}(${frag(String(PREFIX))})` : ident(c.name),
+    );
     const list = parts.reduce((acc, p, i) => (i === 0 ? p : sql`${acc}, ${p}`));
     return sql`CREATE ${frag(unique ? 'UNIQUE INDEX' : 'INDEX')} ${ident(name)} ON ${ident(table)} (${list})`;
   }

@@ -31,8 +31,14 @@ const ICU_ROOT = 'und-x-icu';
 const LONG_LIST = 1000;
 
 const TYPES: Record<StorageFamily, string> = {
-  text: 'text COLLATE "C"', number: 'double precision', integer: 'integer', boolean: 'boolean',
-  date: 'date', datetime: 'timestamptz(3)', time: 'time(3)', json: 'jsonb',
+  text: 'text COLLATE "C"',
+  number: 'double precision',
+  integer: 'integer',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'timestamptz(3)',
+  time: 'time(3)',
+  json: 'jsonb',
 };
 
 export class PostgresDialect extends SqlDialect {
@@ -44,7 +50,8 @@ export class PostgresDialect extends SqlDialect {
     const pg = native as PgModule;
     const base = typeof options.connection === 'string' ? { connectionString: options.connection } : { ...options.connection };
     const types = {
-      getTypeParser: (oid: number, format?: string) => (oid === DATE_OID || JSON_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format)),
+      getTypeParser: (oid: number, format?: string) =>
+        oid === DATE_OID || JSON_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format),
     };
     return {
       client: 'pg',
@@ -55,7 +62,10 @@ export class PostgresDialect extends SqlDialect {
   }
 
   override async init(knex: Knex): Promise<void> {
-    const result: { rows: Array<{ icu: boolean }> } = await knex.raw('SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = ?) AS icu', [ICU_ROOT]);
+    const result: { rows: Array<{ icu: boolean }> } = await knex.raw(
+      'SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = ?) AS icu',
+      [ICU_ROOT],
+    );
     this.icu = Boolean(result.rows[0]?.icu);
   }
 
@@ -124,7 +134,10 @@ export class PostgresDialect extends SqlDialect {
   }
 
   async listIndexes(knex: Knex, table: string): Promise<Set<string>> {
-    const result: { rows: Array<{ indexname: string }> } = await knex.raw('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?', [table]);
+    const result: { rows: Array<{ indexname: string }> } = await knex.raw(
+      'SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?',
+      [table],
+    );
     return new Set(result.rows.map((r) => r.indexname));
   }
 
@@ -133,7 +146,10 @@ export class PostgresDialect extends SqlDialect {
     if (!unique && columns.length === 1 && columns[0].family === 'json') {
       return sql`CREATE INDEX ${ident(name)} ON ${ident(table)} USING GIN (${ident(columns[0].name)})`;
     }
-    const list = frag(columns.map(() => '?? ASC NULLS FIRST').join(', '), columns.map((c) => c.name));
+    const list = frag(
+      columns.map(() => '?? ASC NULLS FIRST').join(', '),
+      columns.map((c) => c.name),
+    );
     return sql`CREATE ${frag(unique ? 'UNIQUE INDEX' : 'INDEX')} ${ident(name)} ON ${ident(table)} (${list})`;
   }
 

@@ -34,8 +34,14 @@ interface SqliteConnection {
 }
 
 const TYPES: Record<StorageFamily, string> = {
-  text: 'text', number: 'real', integer: 'integer', boolean: 'boolean',
-  date: 'date_text', datetime: 'datetime_text', time: 'time_text', json: 'json_text',
+  text: 'text',
+  number: 'real',
+  integer: 'integer',
+  boolean: 'boolean',
+  date: 'date_text',
+  datetime: 'datetime_text',
+  time: 'time_text',
+  json: 'json_text',
 };
 
 /** Lists longer than this are bound as one JSON value. */
@@ -190,7 +196,12 @@ export class SqliteDialect extends SqlDialect {
     if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined;
     // "UNIQUE constraint failed: tck_owner.org, tck_owner.email"
     const list = /constraint failed: (.+)$/.exec(String(e.message ?? ''))?.[1] ?? '';
-    return { columns: list.split(',').map((part) => part.trim().split('.').pop() ?? '').filter(Boolean) };
+    return {
+      columns: list
+        .split(',')
+        .map((part) => part.trim().split('.').pop() ?? '')
+        .filter(Boolean),
+    };
   }
 
   override encodeBoolean(value: boolean): unknown {

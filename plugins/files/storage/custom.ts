@@ -9,7 +9,12 @@ import { ObjectQLError } from '../../../kernel';
 import { clampRange, pumpLimited, type FileStorage, type StoredFile } from './types';
 
 export interface CustomStorageBackend {
-  save(file: Buffer, filename: string, mimeType: string, options: { folder?: string; userId?: string }): Promise<{ id?: string; url?: string; size?: number }>;
+  save(
+    file: Buffer,
+    filename: string,
+    mimeType: string,
+    options: { folder?: string; userId?: string },
+  ): Promise<{ id?: string; url?: string; size?: number }>;
   get(fileId: string): Promise<Buffer | null>;
   delete(fileId: string): Promise<boolean>;
   getPublicUrl(fileId: string): string;
@@ -31,7 +36,9 @@ export function adaptCustomStorage(custom: CustomStorageBackend): FileStorage {
   return {
     async put(content, info, limits): Promise<StoredFile> {
       const chunks: Buffer[] = [];
-      const size = await pumpLimited(content, limits.maxBytes, (chunk) => { chunks.push(chunk); });
+      const size = await pumpLimited(content, limits.maxBytes, (chunk) => {
+        chunks.push(chunk);
+      });
       const data = Buffer.concat(chunks, size);
       const options: { folder?: string; userId?: string } = {};
       if (info.folder !== undefined) options.folder = info.folder;

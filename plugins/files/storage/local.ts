@@ -29,7 +29,11 @@ export class LocalStorage implements FileStorage {
     return full;
   }
 
-  async put(content: NodeJS.ReadableStream, info: { filename: string; mimeType: string; folder?: string; userId?: string }, limits: { maxBytes: number }): Promise<StoredFile> {
+  async put(
+    content: NodeJS.ReadableStream,
+    info: { filename: string; mimeType: string; folder?: string; userId?: string },
+    limits: { maxBytes: number },
+  ): Promise<StoredFile> {
     const id = newFileId(info.filename, info.folder);
     const target = this.pathOf(id);
     if (!target) throw new Error('generated file id is not valid');
@@ -37,7 +41,9 @@ export class LocalStorage implements FileStorage {
     const tmp = path.join(this.baseDir, `.upload-${randomUUID()}.tmp`);
     const out = createWriteStream(tmp, { flags: 'wx' });
     let outError: unknown;
-    out.on('error', (err) => { outError = err; });
+    out.on('error', (err) => {
+      outError = err;
+    });
     try {
       const size = await pumpLimited(content, limits.maxBytes, (chunk) => write(out, chunk));
       await end(out);

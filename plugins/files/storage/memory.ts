@@ -10,9 +10,15 @@ export class MemoryStorage implements FileStorage {
     this.baseUrl = opts.baseUrl;
   }
 
-  async put(content: NodeJS.ReadableStream, info: { filename: string; mimeType: string; folder?: string; userId?: string }, limits: { maxBytes: number }): Promise<StoredFile> {
+  async put(
+    content: NodeJS.ReadableStream,
+    info: { filename: string; mimeType: string; folder?: string; userId?: string },
+    limits: { maxBytes: number },
+  ): Promise<StoredFile> {
     const chunks: Buffer[] = [];
-    const size = await pumpLimited(content, limits.maxBytes, (chunk) => { chunks.push(chunk); });
+    const size = await pumpLimited(content, limits.maxBytes, (chunk) => {
+      chunks.push(chunk);
+    });
     const id = newFileId(info.filename, info.folder);
     this.files.set(id, { data: Buffer.concat(chunks, size), mtime: new Date(), mimeType: info.mimeType });
     return { id, size };

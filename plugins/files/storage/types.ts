@@ -14,7 +14,11 @@ export interface StoredFile {
 
 export interface FileStorage {
   /** Streams `content` into storage under a new id (never trust a client name for the path); resolves with the id and byte count. Rejects (and leaves nothing behind) when `limits.maxBytes` is exceeded: throw an error with code 'FILE_TOO_LARGE'. */
-  put(content: NodeJS.ReadableStream, info: { filename: string; mimeType: string; folder?: string; userId?: string }, limits: { maxBytes: number }): Promise<StoredFile>;
+  put(
+    content: NodeJS.ReadableStream,
+    info: { filename: string; mimeType: string; folder?: string; userId?: string },
+    limits: { maxBytes: number },
+  ): Promise<StoredFile>;
   /** A readable stream of the whole file or a byte range (inclusive end), or null when absent. */
   open(id: string, range?: { start: number; end: number }): Promise<NodeJS.ReadableStream | null>;
   stat(id: string): Promise<{ size: number; mtime: Date } | null>;
@@ -42,7 +46,12 @@ export const FOLDER_SEPARATOR = '--';
  */
 export function sanitizeFolder(folder: string | undefined | null): string | undefined {
   if (typeof folder !== 'string') return undefined;
-  const clean = folder.replace(/[^A-Za-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64).replace(/_+$/, '');
+  const clean = folder
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64)
+    .replace(/_+$/, '');
   return clean || undefined;
 }
 
@@ -80,7 +89,11 @@ export function joinUrl(baseUrl: string, id: string): string {
  * once and keeps draining the source in the background without destroying it (a destroyed busboy
  * file stream would stall the rest of the request).
  */
-export function pumpLimited(content: NodeJS.ReadableStream, maxBytes: number, write: (chunk: Buffer) => Promise<void> | void): Promise<number> {
+export function pumpLimited(
+  content: NodeJS.ReadableStream,
+  maxBytes: number,
+  write: (chunk: Buffer) => Promise<void> | void,
+): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let size = 0;
     let done = false;
@@ -114,7 +127,9 @@ export function pumpLimited(content: NodeJS.ReadableStream, maxBytes: number, wr
       if (result && typeof (result as Promise<void>).then === 'function') {
         content.pause();
         (result as Promise<void>).then(
-          () => { if (!done) content.resume(); },
+          () => {
+            if (!done) content.resume();
+          },
           (err: unknown) => fail(err, true),
         );
       }

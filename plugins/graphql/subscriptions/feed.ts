@@ -18,8 +18,16 @@
  * then, not a silent subscription that never fires.
  */
 import {
-  RECORD_CHANGED_CHANNEL, evaluateFilter, parseFilter, type DataEngine, type DataRecord, type Filter, type Kernel, type PubSub,
-  type RecordChangedMessage, type RequestContext,
+  RECORD_CHANGED_CHANNEL,
+  evaluateFilter,
+  parseFilter,
+  type DataEngine,
+  type DataRecord,
+  type Filter,
+  type Kernel,
+  type PubSub,
+  type RecordChangedMessage,
+  type RequestContext,
 } from '../../../kernel';
 import type { EventKind } from './sdl';
 import { EventStream } from './stream';
@@ -100,7 +108,11 @@ export class RecordFeed {
     const toPayload = async (change: RecordChangedMessage): Promise<DataRecord | undefined> => {
       const repo = engine.repo(req.object, req.request);
       if (change.type !== 'deleted') {
-        const record = await repo.findOne({ fields: req.fields, ...(where ? { filters: where } : {}), filter: { field: 'id', op: 'eq', value: change.id } });
+        const record = await repo.findOne({
+          fields: req.fields,
+          ...(where ? { filters: where } : {}),
+          filter: { field: 'id', op: 'eq', value: change.id },
+        });
         return record ?? undefined;
       }
       const view = readView(repo);

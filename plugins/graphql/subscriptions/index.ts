@@ -21,7 +21,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLResolveInfo,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
@@ -59,7 +70,10 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
   let server: { dispose(): void | Promise<void> } | undefined;
   const connections = new WeakMap<WebSocket, Connection>();
 
-  const contributor = (objects: ObjectDefinition[]): SchemaContribution => ({ typeDefs: subscriptionSdl(objects), resolvers: subscriptionResolvers(objects) });
+  const contributor = (objects: ObjectDefinition[]): SchemaContribution => ({
+    typeDefs: subscriptionSdl(objects),
+    resolvers: subscriptionResolvers(objects),
+  });
 
   function subscriptionResolvers(objects: ObjectDefinition[]): ResolverMap {
     const fields: Record<string, unknown> = {};
@@ -69,7 +83,13 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
         fields[names.fields[kind]] = {
           subscribe: (_parent: unknown, args: { where?: unknown }, context: GraphQLContext, info: GraphQLResolveInfo) => {
             if (!feed) throw new GraphQLError('Subscriptions are not running', { extensions: { code: 'SERVICE_UNAVAILABLE' } });
-            return feed.open({ object: def.name, kind, where: args.where, request: context.request, fields: selectedFields(info, names.type) });
+            return feed.open({
+              object: def.name,
+              kind,
+              where: args.where,
+              request: context.request,
+              fields: selectedFields(info, names.type),
+            });
           },
           resolve: (payload: unknown) => payload,
         };
@@ -87,7 +107,11 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
     target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
   };
 
-  async function authenticate(kernel: Kernel, params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): Promise<Connection | false> {
+  async function authenticate(
+    kernel: Kernel,
+    params: Readonly<Record<string, unknown>> | undefined,
+    request: IncomingMessage,
+  ): Promise<Connection | false> {
     const authorization = params?.authorization ?? params?.Authorization;
     if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') return false;
     const headers: Record<string, string> = {};
@@ -146,7 +170,8 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
       feed = new RecordFeed(kernel);
       await feed.start(pubsub);
       const log = (err: unknown, message: string) => kernel.logger.error({ err }, message);
-      const format = (errors: readonly GraphQLError[], code?: string): GraphQLFormattedError[] => errors.map((e) => formatError(e, log, code));
+      const format = (errors: readonly GraphQLError[], code?: string): GraphQLFormattedError[] =>
+        errors.map((e) => formatError(e, log, code));
 
       wss = new WebSocketServer({ noServer: true, maxPayload: kernel.config.limits.maxBodyBytes });
       wss.on('error', (err) => kernel.logger.warn({ err }, 'GraphQL WebSocket server error'));
@@ -165,7 +190,14 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
             if ('errors' in checked) return checked.errors.map((e) => withCode(e, checked.code));
             const operationName = payload.operationName ?? undefined;
             if (!getOperationAST(checked.document, operationName)) {
-              return [new GraphQLError(operationName ? `Unknown operation named '${operationName}'` : 'The document has several operations: name one in operationName', { extensions: { code: 'INVALID_REQUEST' } })];
+              return [
+                new GraphQLError(
+                  operationName
+                    ? `Unknown operation named '${operationName}'`
+                    : 'The document has several operations: name one in operationName',
+                  { extensions: { code: 'INVALID_REQUEST' } },
+                ),
+              ];
             }
             const user = connections.get(ctx.extra.socket)?.user;
             return {
@@ -211,5 +243,12 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
 
 /** A document error carrying its code (formatError gives it to the client). */
 function withCode(error: GraphQLError, code: string): GraphQLError {
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: { ...error.extensions, code } });
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
 }

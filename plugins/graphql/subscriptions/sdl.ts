@@ -49,12 +49,17 @@ export function subscriptionSdl(objects: ObjectDefinition[]): string {
     const names = subscriptionNames(def.name);
     const other = taken.get(names.where);
     if (other !== undefined) {
-      throw new PluginError(`Plugin 'graphql': object '${def.name}' maps to the subscription filter type '${names.where}', which is ${other}; rename one of them`);
+      throw new PluginError(
+        `Plugin 'graphql': object '${def.name}' maps to the subscription filter type '${names.where}', which is ${other}; rename one of them`,
+      );
     }
     taken.set(names.where, `the subscription filter type of object '${def.name}'`);
     const whereLines = whereFields(def).map((f) => `  ${f.name}: ${baseType(f)}`);
     const hasWhere = whereLines.length > 0;
-    if (hasWhere) inputs.push(`"""Subscription filter of ${def.name}: a field map; every field given must equal its value."""\ninput ${names.where} {\n${whereLines.join('\n')}\n}`);
+    if (hasWhere)
+      inputs.push(
+        `"""Subscription filter of ${def.name}: a field map; every field given must equal its value."""\ninput ${names.where} {\n${whereLines.join('\n')}\n}`,
+      );
     const arg = hasWhere ? `(where: ${names.where})` : '';
     fields.push(
       `  """A ${def.name} record was created (delivered when the subscriber may read it and it matches where)."""\n  ${names.fields.created}${arg}: ${names.type}`,

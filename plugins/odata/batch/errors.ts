@@ -15,9 +15,11 @@ export { ODATA_VERSION };
 
 /** A malformed batch: INVALID_REQUEST naming where. */
 export function batchError(message: string, target?: string): ObjectQLError {
-  return new ObjectQLError('INVALID_REQUEST', target ? `Malformed batch request (${target}): ${message}` : `Malformed batch request: ${message}`, [
-    { code: 'INVALID_REQUEST', message, ...(target ? { target } : {}) },
-  ]);
+  return new ObjectQLError(
+    'INVALID_REQUEST',
+    target ? `Malformed batch request (${target}): ${message}` : `Malformed batch request: ${message}`,
+    [{ code: 'INVALID_REQUEST', message, ...(target ? { target } : {}) }],
+  );
 }
 
 /** Anything thrown, as an OData error response; what carries no spec code is logged and becomes INTERNAL_ERROR. */

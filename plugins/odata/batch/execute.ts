@@ -25,21 +25,28 @@ export async function executeBatch(input: BatchInput): Promise<BatchResult> {
     plan = readBatch(input);
   } catch (err) {
     if (!(err instanceof ObjectQLError)) throw err;
-    return { status: err.status, headers: { 'Content-Type': JSON_TYPE, 'OData-Version': ODATA_VERSION }, body: JSON.stringify(odataErrorBody(err)) };
+    return {
+      status: err.status,
+      headers: { 'Content-Type': JSON_TYPE, 'OData-Version': ODATA_VERSION },
+      body: JSON.stringify(odataErrorBody(err)),
+    };
   }
   const prefer = continueOnError(input.headers?.prefer);
   const continues = prefer ?? plan.format === 'json';
   const outcomes = await runPlan(plan, input, continues);
   const written = plan.format === 'json' ? writeJsonBatch(outcomes) : writeMultipartBatch(outcomes);
   const headers: Record<string, string> = { 'Content-Type': written.contentType, 'OData-Version': ODATA_VERSION };
-  if (prefer !== undefined) headers['Preference-Applied'] = plan.format === 'json' ? `continue-on-error=${prefer}` : prefer ? 'odata.continue-on-error' : 'odata.continue-on-error=false';
+  if (prefer !== undefined)
+    headers['Preference-Applied'] =
+      plan.format === 'json' ? `continue-on-error=${prefer}` : prefer ? 'odata.continue-on-error' : 'odata.continue-on-error=false';
   return { status: 200, headers, body: written.body };
 }
 
 function readBatch(input: BatchInput): BatchPlan {
   const { body, basePath, limits } = input;
   const size = Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : 0;
-  if (limits.maxBytes !== undefined && size > limits.maxBytes) throw batchError(`the body is larger than the limit of ${limits.maxBytes} bytes`);
+  if (limits.maxBytes !== undefined && size > limits.maxBytes)
+    throw batchError(`the body is larger than the limit of ${limits.maxBytes} bytes`);
   const media = parseMediaType(input.contentType ?? '');
   if (media.type === 'multipart/mixed') {
     if (!Buffer.isBuffer(body) && typeof body !== 'string') throw batchError('the multipart body was not read as bytes');
@@ -61,7 +68,7 @@ function readBatch(input: BatchInput): BatchPlan {
 
 /** The continue-on-error preference of a Prefer header: true, false, or undefined when not given. */
 export function continueOnError(prefer: string | string[] | undefined): boolean | undefined {
-  const values = (Array.isArray(prefer) ? prefer.join(',') : prefer ?? '').split(',');
+  const values = (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).split(',');
   for (const value of values) {
     const m = /^\s*(?:odata\.)?continue-on-error\s*(?:=\s*"?(true|false)"?)?\s*(?:;.*)?$/i.exec(value);
     if (m) return m[1]?.toLowerCase() !== 'false';

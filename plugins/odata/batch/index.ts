@@ -8,6 +8,13 @@ export { executeBatch, continueOnError } from './execute';
 /** A sensible `limits.maxParts` (the spec leaves the size of a batch open). */
 export const DEFAULT_MAX_PARTS = 100;
 export { batchError, errorResponse } from './errors';
-export { parseHttpRequest, parseHttpResponse, writeHttpRequest, writeHttpResponse, type HttpRequestMessage, type HttpResponseMessage } from './http-message';
+export {
+  parseHttpRequest,
+  parseHttpResponse,
+  writeHttpRequest,
+  writeHttpResponse,
+  type HttpRequestMessage,
+  type HttpResponseMessage,
+} from './http-message';
 export { boundaryOf, parseMediaType, parseMultipart, writeMultipart, type MediaType, type MimePart } from './multipart';
 export type { BatchDispatcher, BatchInput, BatchResult, DispatchEngine, ODataRequest, ODataResponse } from './types';

@@ -33,11 +33,13 @@ export function readJsonBatch(value: unknown, basePath: string, maxParts: number
     if (ids.has(id) || groups.has(id)) throw batchError(`id '${id}' is used twice`, `${where}.id`);
     ids.add(id);
     for (const dep of request.dependsOn) {
-      if (!ids.has(dep) && !groups.has(dep)) throw batchError(`dependsOn '${dep}' names no preceding request or atomicity group`, `${where}.dependsOn`);
+      if (!ids.has(dep) && !groups.has(dep))
+        throw batchError(`dependsOn '${dep}' names no preceding request or atomicity group`, `${where}.dependsOn`);
       if (dep === id) throw batchError('a request cannot depend on itself', `${where}.dependsOn`);
     }
     const group = isObject(raw) ? raw.atomicityGroup : undefined;
-    if (group !== undefined && (typeof group !== 'string' || !group)) throw batchError('atomicityGroup must be a non-empty string', `${where}.atomicityGroup`);
+    if (group !== undefined && (typeof group !== 'string' || !group))
+      throw batchError('atomicityGroup must be a non-empty string', `${where}.atomicityGroup`);
     if (group === undefined) {
       open = undefined;
       if (request.target.kind === 'ref' && !request.dependsOn.includes(request.target.id)) {
@@ -64,13 +66,17 @@ export function readJsonBatch(value: unknown, basePath: string, maxParts: number
 
 function readRequest(raw: unknown, where: string, basePath: string): PlannedRequest {
   if (!isObject(raw)) throw batchError('a request must be an object', where);
-  for (const key of Object.keys(raw)) if (!REQUEST_KEYS.has(key) && !key.startsWith('@')) throw batchError(`unknown member '${key}'`, where);
+  for (const key of Object.keys(raw))
+    if (!REQUEST_KEYS.has(key) && !key.startsWith('@')) throw batchError(`unknown member '${key}'`, where);
   const { id, method, url, dependsOn = [], headers = {}, body } = raw;
   if (typeof id !== 'string' || !id) throw batchError("'id' must be a non-empty string", `${where}.id`);
-  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) throw batchError(`'method' must be one of ${[...METHODS].join(', ')} (any case)`, `${where}.method`);
+  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase()))
+    throw batchError(`'method' must be one of ${[...METHODS].join(', ')} (any case)`, `${where}.method`);
   if (typeof url !== 'string' || !url) throw batchError("'url' must be a non-empty string", `${where}.url`);
-  if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === 'string')) throw batchError("'dependsOn' must be an array of strings", `${where}.dependsOn`);
-  if (!isObject(headers) || !Object.values(headers).every((v) => typeof v === 'string')) throw batchError("'headers' must be an object of strings", `${where}.headers`);
+  if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === 'string'))
+    throw batchError("'dependsOn' must be an array of strings", `${where}.dependsOn`);
+  if (!isObject(headers) || !Object.values(headers).every((v) => typeof v === 'string'))
+    throw batchError("'headers' must be an object of strings", `${where}.headers`);
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const key = name.toLowerCase();

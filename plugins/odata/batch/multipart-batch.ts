@@ -25,7 +25,11 @@ export function readMultipartBatch(media: MediaType, body: Buffer, basePath: str
     if (type.type === 'application/http') {
       count += 1;
       const request = readRequestPart(part, where, basePath);
-      if (request.target.kind === 'ref') throw batchError(`'$${request.target.id}': Content-ID references are only valid inside the changeset of the request they name`, where);
+      if (request.target.kind === 'ref')
+        throw batchError(
+          `'$${request.target.id}': Content-ID references are only valid inside the changeset of the request they name`,
+          where,
+        );
       items.push({ kind: 'request', request });
     } else if (type.type === 'multipart/mixed') {
       const inner = parseMultipart(part.body, boundaryOf(type, where), { maxParts: maxParts - count, where, limit: maxParts });
@@ -85,7 +89,10 @@ export function writeMultipartBatch(outcomes: Outcome[]): { contentType: string;
     if (o.kind === 'request') return o.response ? [httpPart(o.response, o.request.id)] : [];
     if (o.failure) return [httpPart(o.failure.response, o.failure.request?.id)];
     const inner = `changesetresponse_${randomUUID()}`;
-    const body = writeMultipart(inner, o.responses.map((r, i) => httpPart(r, o.requests[i].id)));
+    const body = writeMultipart(
+      inner,
+      o.responses.map((r, i) => httpPart(r, o.requests[i].id)),
+    );
     return [{ headers: { 'Content-Type': `multipart/mixed; boundary=${inner}` }, body }];
   });
   return { contentType: `multipart/mixed; boundary=${boundary}`, body: writeMultipart(boundary, parts) };
@@ -104,6 +111,7 @@ export function serializeBody(response: ODataResponse): { body?: Buffer | string
   const body = response.body;
   if (body === undefined || body === null) return { headers };
   if (typeof body === 'string' || Buffer.isBuffer(body)) return { body, headers };
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json; odata.metadata=minimal';
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['Content-Type'] = 'application/json; odata.metadata=minimal';
   return { body: JSON.stringify(body), headers };
 }

@@ -89,7 +89,8 @@ export function parseMultipart(body: Buffer, boundary: string, options: { maxPar
   while (!current.close) {
     const next = nextDelimiter(body, delimiter, current.after);
     if (!next) throw batchError(`the body ends without the closing delimiter '--${boundary}--'`, options.where);
-    if (parts.length >= options.maxParts) throw batchError(`more than ${options.limit ?? options.maxParts} requests in one batch`, options.where);
+    if (parts.length >= options.maxParts)
+      throw batchError(`more than ${options.limit ?? options.maxParts} requests in one batch`, options.where);
     parts.push(parseMimePart(body.subarray(current.after, next.lineStart), label(parts.length + 1)));
     current = next;
   }
@@ -106,7 +107,11 @@ function parseMimePart(content: Buffer, where: string): MimePart {
  * headers). Continuation lines (starting with a blank) extend the previous header; a repeated
  * header is joined with ', '.
  */
-export function splitHeaders(content: Buffer, where: string, firstLine = false): { start?: string; headers: Record<string, string>; body: Buffer } {
+export function splitHeaders(
+  content: Buffer,
+  where: string,
+  firstLine = false,
+): { start?: string; headers: Record<string, string>; body: Buffer } {
   const headers: Record<string, string> = {};
   let pos = 0;
   let start: string | undefined;

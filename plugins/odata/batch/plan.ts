@@ -6,9 +6,7 @@
 import { batchError } from './errors';
 
 /** A URL under the service root ('/Books(1)', with '?query' apart), or one that starts with `$<id>`. */
-export type Target =
-  | { kind: 'path'; path: string; query: string }
-  | { kind: 'ref'; id: string; path: string; query: string };
+export type Target = { kind: 'path'; path: string; query: string } | { kind: 'ref'; id: string; path: string; query: string };
 
 export type RequestBody = { kind: 'none' } | { kind: 'value'; value: unknown } | { kind: 'invalid'; message: string };
 
@@ -29,8 +27,7 @@ export interface PlannedRequest {
 }
 
 export type PlanItem =
-  | { kind: 'request'; request: PlannedRequest }
-  | { kind: 'changeset'; group: string; requests: PlannedRequest[]; where: string };
+  { kind: 'request'; request: PlannedRequest } | { kind: 'changeset'; group: string; requests: PlannedRequest[]; where: string };
 
 export interface BatchPlan {
   format: 'multipart' | 'json';
@@ -58,7 +55,8 @@ export function parseTarget(raw: string, basePath: string, where: string): Targe
   if (scheme) path = path.slice(scheme[0].length) || '/';
   let target: Target;
   if (path.startsWith('/')) {
-    if (path !== basePath && !path.startsWith(`${basePath}/`)) throw batchError(`URL '${raw}' is outside the service root '${basePath}'`, where);
+    if (path !== basePath && !path.startsWith(`${basePath}/`))
+      throw batchError(`URL '${raw}' is outside the service root '${basePath}'`, where);
     target = { kind: 'path', path: path.slice(basePath.length) || '/', query };
   } else if (scheme) {
     throw batchError(`URL '${raw}' is outside the service root '${basePath}'`, where);
@@ -96,9 +94,16 @@ export function checkChangeset(requests: PlannedRequest[], where: string, label:
   if (requests.length === 0) throw batchError(`the ${label} holds no request`, where);
   const seen = new Set<string>();
   for (const r of requests) {
-    if (r.method === 'GET') throw batchError(`GET is not allowed in ${label === 'changeset' ? 'a' : 'an'} ${label}: it holds data modification requests only (OData 4.0 §11.7.3)`, r.where);
+    if (r.method === 'GET')
+      throw batchError(
+        `GET is not allowed in ${label === 'changeset' ? 'a' : 'an'} ${label}: it holds data modification requests only (OData 4.0 §11.7.3)`,
+        r.where,
+      );
     if (r.target.kind === 'ref' && !seen.has(r.target.id) && !r.dependsOn.includes(r.target.id)) {
-      throw batchError(`'$${r.target.id}' names no earlier request of this ${label} (Content-ID references are scoped to their ${label})`, r.where);
+      throw batchError(
+        `'$${r.target.id}' names no earlier request of this ${label} (Content-ID references are scoped to their ${label})`,
+        r.where,
+      );
     }
     if (r.id !== undefined) {
       if (seen.has(r.id)) throw batchError(`Content-ID '${r.id}' is used twice in this ${label}`, r.where);

@@ -72,7 +72,9 @@ function skipped(item: PlanItem): Outcome {
 }
 
 async function runSingle(run: Run, request: PlannedRequest): Promise<Outcome> {
-  const { response, path } = dependenciesFailed(run, request.dependsOn) ? { response: FAILED_DEPENDENCY, path: '' } : await runRequest(run, request, run.input.engine, (id) => run.results.get(id));
+  const { response, path } = dependenciesFailed(run, request.dependsOn)
+    ? { response: FAILED_DEPENDENCY, path: '' }
+    : await runRequest(run, request, run.input.engine, (id) => run.results.get(id));
   if (request.id !== undefined) run.results.set(request.id, { ok: response.status < 400, response, path, method: request.method });
   return { kind: 'request', request, response };
 }
@@ -111,7 +113,14 @@ async function runChangeset(run: Run, item: Extract<PlanItem, { kind: 'changeset
     const own = local.get(request.id);
     run.results.set(request.id, own && !failure ? own : { ok: false, response: FAILED_DEPENDENCY, path: '', method: request.method });
   }
-  return { kind: 'changeset', group, requests, state: failure ? 'failed' : 'committed', responses: failure ? [] : responses, ...(failure ? { failure } : {}) };
+  return {
+    kind: 'changeset',
+    group,
+    requests,
+    state: failure ? 'failed' : 'committed',
+    responses: failure ? [] : responses,
+    ...(failure ? { failure } : {}),
+  };
 }
 
 function dependenciesFailed(run: Run, dependsOn: string[]): boolean {
@@ -119,7 +128,12 @@ function dependenciesFailed(run: Run, dependsOn: string[]): boolean {
 }
 
 /** Runs one request; `path` is the path it addressed once references were resolved ('' when it did not run). */
-async function runRequest(run: Run, request: PlannedRequest, engine: DispatchEngine, lookup: (id: string) => Done | undefined): Promise<{ response: ODataResponse; path: string }> {
+async function runRequest(
+  run: Run,
+  request: PlannedRequest,
+  engine: DispatchEngine,
+  lookup: (id: string) => Done | undefined,
+): Promise<{ response: ODataResponse; path: string }> {
   if (request.unsupported) return { response: FAILED_DEPENDENCY, path: '' };
   let resolved: { request: ODataRequest; path: string };
   try {
@@ -135,8 +149,13 @@ async function runRequest(run: Run, request: PlannedRequest, engine: DispatchEng
 }
 
 /** The request as the dispatcher takes it: references replaced, JSON body parsed. */
-function resolve(request: PlannedRequest, lookup: (id: string) => Done | undefined, basePath: string): { request: ODataRequest; path: string } {
-  const fail = (message: string) => new ObjectQLError('INVALID_REQUEST', `${message} (${request.where})`, [{ code: 'INVALID_REQUEST', message, target: request.where }]);
+function resolve(
+  request: PlannedRequest,
+  lookup: (id: string) => Done | undefined,
+  basePath: string,
+): { request: ODataRequest; path: string } {
+  const fail = (message: string) =>
+    new ObjectQLError('INVALID_REQUEST', `${message} (${request.where})`, [{ code: 'INVALID_REQUEST', message, target: request.where }]);
   let path: string;
   if (request.target.kind === 'ref') {
     const ref = lookup(request.target.id);
@@ -157,7 +176,12 @@ function resolve(request: PlannedRequest, lookup: (id: string) => Done | undefin
     headers[name] = value;
   }
   if (request.body.kind === 'invalid') throw fail(request.body.message);
-  const odata: ODataRequest = { method: request.method, url: path + request.target.query, headers, ...(request.body.kind === 'value' ? { body: request.body.value } : {}) };
+  const odata: ODataRequest = {
+    method: request.method,
+    url: path + request.target.query,
+    headers,
+    ...(request.body.kind === 'value' ? { body: request.body.value } : {}),
+  };
   return { request: odata, path };
 }
 

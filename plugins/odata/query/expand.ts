@@ -71,7 +71,12 @@ class ExpandParser {
       const name = match[0];
       const at = i;
       i = this.skipSpace(i + name.length, end);
-      if (this.text[i] === '/' && i < end) throw syntaxError(src, at, `paths such as '${name}/…' ($ref, $count, casts, deeper properties) are not supported; nest $expand inside '${name}(…)'`);
+      if (this.text[i] === '/' && i < end)
+        throw syntaxError(
+          src,
+          at,
+          `paths such as '${name}/…' ($ref, $count, casts, deeper properties) are not supported; nest $expand inside '${name}(…)'`,
+        );
       if (depth > this.settings.maxExpandDepth) {
         const message = `$expand: '${[...path, name].join('/')}' is nested ${depth} levels deep; the maximum expand depth is ${this.settings.maxExpandDepth}`;
         throw new ODataQueryError('EXPAND_DEPTH_EXCEEDED', message, '$expand');
@@ -95,7 +100,10 @@ class ExpandParser {
 
   private navigationTarget(src: Source, object: ObjectDefinition, name: string, at: number): ObjectDefinition {
     const field = Object.prototype.hasOwnProperty.call(object.fields, name) ? object.fields[name] : undefined;
-    const target = field && (field.type === 'lookup' || field.type === 'master_detail') && field.reference_to ? this.settings.resolve(field.reference_to) : undefined;
+    const target =
+      field && (field.type === 'lookup' || field.type === 'master_detail') && field.reference_to
+        ? this.settings.resolve(field.reference_to)
+        : undefined;
     if (!target) throw propertyError(src, name, `'${name}' is not a navigation property of '${object.name}'`, at);
     return target;
   }
@@ -168,7 +176,8 @@ class ExpandParser {
           out.expand = this.items(target, vs, ve, depth + 1, path).expand;
           break;
         default:
-          if (NOT_NESTED.has(name)) throw syntaxError(src, s, `${name} is not supported inside $expand; the options there are ${SUPPORTED}`);
+          if (NOT_NESTED.has(name))
+            throw syntaxError(src, s, `${name} is not supported inside $expand; the options there are ${SUPPORTED}`);
           throw syntaxError(src, s, `unknown option '${name}'; the options inside $expand are ${SUPPORTED}`);
       }
     }

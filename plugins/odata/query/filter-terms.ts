@@ -74,7 +74,8 @@ export function literalOf(token: Token): LiteralOperand | undefined {
     case 'guid':
       return { kind: 'literal', type: token.kind, value: token.value!, text: token.text, pos: token.pos };
     case 'name':
-      if (token.text === 'true' || token.text === 'false') return { kind: 'literal', type: 'boolean', value: token.text === 'true', text: token.text, pos: token.pos };
+      if (token.text === 'true' || token.text === 'false')
+        return { kind: 'literal', type: 'boolean', value: token.text === 'true', text: token.text, pos: token.pos };
       if (token.text === 'null') return { kind: 'literal', type: 'null', value: null, text: token.text, pos: token.pos };
       return undefined;
     default:
@@ -83,7 +84,10 @@ export function literalOf(token: Token): LiteralOperand | undefined {
 }
 
 export function describeOperand(o: Operand): string {
-  if (o.kind === 'literal') return o.type === 'null' ? 'null' : `${o.type === 'guid' ? 'the GUID' : o.type === 'datetime' ? 'the date-time' : o.type === 'time' ? 'the time of day' : `the ${o.type}`} ${o.text}`;
+  if (o.kind === 'literal')
+    return o.type === 'null'
+      ? 'null'
+      : `${o.type === 'guid' ? 'the GUID' : o.type === 'datetime' ? 'the date-time' : o.type === 'time' ? 'the time of day' : `the ${o.type}`} ${o.text}`;
   return o.fn ? `${o.fn}(${o.name})` : `'${o.name}'`;
 }
 
@@ -100,20 +104,46 @@ export function comparison(src: Source, left: Operand, op: Comparison, right: Op
     throw syntaxError(src, at.pos, `'${op}' compares two values (${left.text}, ${right.text}); one side must be a property`);
   }
   if (left.kind === 'property' && right.kind === 'property') {
-    if (left.fn || right.fn) throw propertyError(src, left.name, `cannot compare ${describeOperand(left)} with ${describeOperand(right)}: a function result can only be compared with a value`, at.pos);
+    if (left.fn || right.fn)
+      throw propertyError(
+        src,
+        left.name,
+        `cannot compare ${describeOperand(left)} with ${describeOperand(right)}: a function result can only be compared with a value`,
+        at.pos,
+      );
     return { field: left.name, op, ref: right.name };
   }
-  return left.kind === 'property' ? condition(src, left, op, right as LiteralOperand, at) : condition(src, right as PropertyOperand, FLIPPED[op], left, at);
+  return left.kind === 'property'
+    ? condition(src, left, op, right as LiteralOperand, at)
+    : condition(src, right as PropertyOperand, FLIPPED[op], left, at);
 }
 
 function condition(src: Source, property: PropertyOperand, op: Comparison, literal: LiteralOperand, at: Token): Filter {
   if (property.fn === 'length') {
-    if (literal.type !== 'number') throw propertyError(src, property.name, `length(${property.name}) must be compared with a number, not ${describeOperand(literal)}`, literal.pos);
+    if (literal.type !== 'number')
+      throw propertyError(
+        src,
+        property.name,
+        `length(${property.name}) must be compared with a number, not ${describeOperand(literal)}`,
+        literal.pos,
+      );
     return { field: property.name, op, value: literal.value, fn: 'length' };
   }
   if (property.fn) {
-    if (op !== 'eq' && op !== 'ne') throw propertyError(src, property.name, `${property.fn}(${property.name}) can only be compared with eq or ne, or used in contains, startswith and endswith`, at.pos);
-    if (literal.type !== 'string') throw propertyError(src, property.name, `${property.fn}(${property.name}) must be compared with a string, not ${describeOperand(literal)}`, literal.pos);
+    if (op !== 'eq' && op !== 'ne')
+      throw propertyError(
+        src,
+        property.name,
+        `${property.fn}(${property.name}) can only be compared with eq or ne, or used in contains, startswith and endswith`,
+        at.pos,
+      );
+    if (literal.type !== 'string')
+      throw propertyError(
+        src,
+        property.name,
+        `${property.fn}(${property.name}) must be compared with a string, not ${describeOperand(literal)}`,
+        literal.pos,
+      );
     const equal = foldedMatch(property, 'like', String(literal.value), escapeLike);
     return op === 'eq' ? equal : { not: equal };
   }
@@ -129,7 +159,12 @@ function condition(src: Source, property: PropertyOperand, op: Comparison, liter
 export function checkLiteral(src: Source, property: PropertyOperand, literal: LiteralOperand): void {
   const { types, name } = accepted(property.field);
   if (!types.includes(literal.type)) {
-    throw propertyError(src, property.name, `'${property.name}' is ${name} property and cannot be compared with ${describeOperand(literal)}`, literal.pos);
+    throw propertyError(
+      src,
+      property.name,
+      `'${property.name}' is ${name} property and cannot be compared with ${describeOperand(literal)}`,
+      literal.pos,
+    );
   }
 }
 
@@ -170,13 +205,24 @@ export function textFunction(src: Source, fn: TextFunction, args: Operand[], at:
   if (args.length !== 2) throw syntaxError(src, at.pos, `${fn}() takes 2 arguments, got ${args.length}`);
   const [subject, search] = args;
   if (subject.kind !== 'property' || subject.fn === 'length') {
-    throw syntaxError(src, subject.pos, `the first argument of ${fn}() must be a property (or tolower/toupper of one), not ${describeOperand(subject)}`);
+    throw syntaxError(
+      src,
+      subject.pos,
+      `the first argument of ${fn}() must be a property (or tolower/toupper of one), not ${describeOperand(subject)}`,
+    );
   }
   if (search.kind === 'property') {
-    if (subject.fn || search.fn) throw propertyError(src, subject.name, `${fn}() compares two properties only without functions around them`, search.pos);
+    if (subject.fn || search.fn)
+      throw propertyError(src, subject.name, `${fn}() compares two properties only without functions around them`, search.pos);
     return { field: subject.name, op: fn, ref: search.name };
   }
-  if (search.type !== 'string') throw propertyError(src, subject.name, `the second argument of ${fn}() must be a string or a property, not ${describeOperand(search)}`, search.pos);
+  if (search.type !== 'string')
+    throw propertyError(
+      src,
+      subject.name,
+      `the second argument of ${fn}() must be a string or a property, not ${describeOperand(search)}`,
+      search.pos,
+    );
   const text = String(search.value);
   return subject.fn ? foldedMatch(subject, fn, text) : { field: subject.name, op: fn, value: text };
 }

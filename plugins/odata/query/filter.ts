@@ -20,8 +20,21 @@
 import type { Filter, ObjectDefinition } from '../../../kernel';
 import { propertyError, syntaxError, type Source } from './errors';
 import {
-  COMPARISONS, NOTHING, TEXT_FUNCTIONS, checkFunctionArgument, comparison, describeOperand, literalOf, membership, textFunction,
-  type Comparison, type LiteralOperand, type Operand, type OperandFunction, type PropertyOperand, type TextFunction,
+  COMPARISONS,
+  NOTHING,
+  TEXT_FUNCTIONS,
+  checkFunctionArgument,
+  comparison,
+  describeOperand,
+  literalOf,
+  membership,
+  textFunction,
+  type Comparison,
+  type LiteralOperand,
+  type Operand,
+  type OperandFunction,
+  type PropertyOperand,
+  type TextFunction,
 } from './filter-terms';
 import { describe, Tokens, type Token } from './lexer';
 
@@ -39,7 +52,13 @@ const KEYWORDS = new Set(['and', 'or', ...COMPARISONS, 'in', ...UNSUPPORTED_OPER
 const SUPPORTED_FUNCTIONS = 'contains, startswith, endswith, length, tolower and toupper';
 
 /** Parses a $filter (or the part of a text between start and end) against an object. */
-export function parseFilterExpression(src: Source, object: ObjectDefinition, limits: FilterLimits, start = 0, end = src.text.length): Filter {
+export function parseFilterExpression(
+  src: Source,
+  object: ObjectDefinition,
+  limits: FilterLimits,
+  start = 0,
+  end = src.text.length,
+): Filter {
   return new FilterParser(new Tokens(src, start, end), object, limits).parse();
 }
 
@@ -96,7 +115,8 @@ class FilterParser {
   }
 
   private count<T extends Filter>(filter: T, at: Token): T {
-    if (++this.conditions > this.limits.maxConditions) throw this.t.error(at, `the expression has more than ${this.limits.maxConditions} conditions`);
+    if (++this.conditions > this.limits.maxConditions)
+      throw this.t.error(at, `the expression has more than ${this.limits.maxConditions} conditions`);
     return filter;
   }
 
@@ -131,7 +151,10 @@ class FilterParser {
       throw this.t.error(opToken, `operator '${opToken.text}' is not supported; use eq, ne, gt, ge, lt, le, in, and, or, not`);
     }
     if (endsCondition(opToken)) return this.standalone(left);
-    throw this.t.error(opToken, `expected an operator (eq, ne, gt, ge, lt, le, in) after ${describeOperand(left)}, got ${describe(opToken)}`);
+    throw this.t.error(
+      opToken,
+      `expected an operator (eq, ne, gt, ge, lt, le, in) after ${describeOperand(left)}, got ${describe(opToken)}`,
+    );
   }
 
   /** An operand with no operator after it: a boolean property, or true / false. */
@@ -141,7 +164,12 @@ class FilterParser {
       throw syntaxError(this.src, operand.pos, `${describeOperand(operand)} is not a condition; compare it with a property`);
     }
     if (operand.fn || operand.field.type !== 'boolean') {
-      throw propertyError(this.src, operand.name, `${describeOperand(operand)} is not a condition: compare it with eq, ne, gt, ge, lt, le or in`, operand.pos);
+      throw propertyError(
+        this.src,
+        operand.name,
+        `${describeOperand(operand)} is not a condition: compare it with eq, ne, gt, ge, lt, le or in`,
+        operand.pos,
+      );
     }
     return { field: operand.name, op: 'eq', value: true };
   }
@@ -164,7 +192,8 @@ class FilterParser {
     const next = this.t.peek();
     const literal = next.kind === '(' || next.kind === '/' ? undefined : literalOf(token);
     if (literal) return literal;
-    const keyword = token.kind === 'name' && KEYWORDS.has(token.text) && !Object.prototype.hasOwnProperty.call(this.object.fields, token.text);
+    const keyword =
+      token.kind === 'name' && KEYWORDS.has(token.text) && !Object.prototype.hasOwnProperty.call(this.object.fields, token.text);
     if (token.kind === 'name' && !keyword) {
       if (next.kind === '(') return this.functionOperand(token);
       if (next.kind === '/') throw this.navigationPath(token);
@@ -181,14 +210,16 @@ class FilterParser {
 
   private functionOperand(name: Token): PropertyOperand {
     if (!OPERAND_FUNCTIONS.has(name.text)) {
-      if (TEXT_FUNCTIONS.has(name.text)) throw this.t.error(name, `${name.text}() is a condition and cannot be compared with a value other than true or false`);
+      if (TEXT_FUNCTIONS.has(name.text))
+        throw this.t.error(name, `${name.text}() is a condition and cannot be compared with a value other than true or false`);
       throw this.t.error(name, `function '${name.text}' is not supported; the functions are ${SUPPORTED_FUNCTIONS}`);
     }
     const fn = name.text as OperandFunction;
     const args = this.args(name);
     const arg = args[0];
     if (args.length !== 1) throw this.t.error(name, `${fn}() takes 1 argument, got ${args.length}`);
-    if (arg.kind !== 'property' || arg.fn) throw syntaxError(this.src, arg.pos, `the argument of ${fn}() must be a property, not ${describeOperand(arg)}`);
+    if (arg.kind !== 'property' || arg.fn)
+      throw syntaxError(this.src, arg.pos, `the argument of ${fn}() must be a property, not ${describeOperand(arg)}`);
     checkFunctionArgument(this.src, fn, arg);
     return { ...arg, fn };
   }
@@ -227,7 +258,11 @@ class FilterParser {
       path += `/${part.kind === 'end' ? '' : part.text}`;
       if (part.kind !== 'name') break;
     }
-    return syntaxError(this.src, first.pos, `navigation paths such as '${path}' are not supported; filter on this object's own properties, or inside $expand`);
+    return syntaxError(
+      this.src,
+      first.pos,
+      `navigation paths such as '${path}' are not supported; filter on this object's own properties, or inside $expand`,
+    );
   }
 }
 

@@ -53,7 +53,12 @@ export class Lexer {
     while (this.i < end && /\s/.test(text[this.i])) this.i++;
     if (this.i >= end) return { kind: 'end', text: '', pos: end };
     const ch = text[this.i];
-    const token = ch === "'" ? stringAt(this.src, text, this.i) : PUNCTUATION.has(ch) ? { kind: ch as TokenKind, text: ch, pos: this.i } : literalOrName(this.src, text, this.i);
+    const token =
+      ch === "'"
+        ? stringAt(this.src, text, this.i)
+        : PUNCTUATION.has(ch)
+          ? { kind: ch as TokenKind, text: ch, pos: this.i }
+          : literalOrName(this.src, text, this.i);
     this.i = token.pos + token.text.length;
     return token;
   }
@@ -83,7 +88,8 @@ function literalOrName(src: Source, text: string, i: number): Token {
     const dt = match(DATETIME, text, i);
     if (dt) {
       const [, y, mo, d, h, mi, s = '0', zh = '0', zm = '0'] = dt;
-      if (!validDate(+y, +mo, +d) || +h > 23 || +mi > 59 || +s > 59 || +zh > 23 || +zm > 59) throw syntaxError(src, i, `invalid date-time '${dt[0]}'`);
+      if (!validDate(+y, +mo, +d) || +h > 23 || +mi > 59 || +s > 59 || +zh > 23 || +zm > 59)
+        throw syntaxError(src, i, `invalid date-time '${dt[0]}'`);
       return { kind: 'datetime', text: dt[0], pos: i, value: dt[0] };
     }
     const date = match(DATE, text, i);
@@ -106,12 +112,14 @@ function literalOrName(src: Source, text: string, i: number): Token {
     const run = /[^\s(),/*']*/y;
     run.lastIndex = i;
     const written = run.exec(text)![0];
-    if (/^\d{4}-\d{2}-\d{2}T/.test(written)) throw syntaxError(src, i, `invalid date-time '${written}'; write it as 2024-01-31T10:00:00Z (the zone, Z or +hh:mm, is required)`);
+    if (/^\d{4}-\d{2}-\d{2}T/.test(written))
+      throw syntaxError(src, i, `invalid date-time '${written}'; write it as 2024-01-31T10:00:00Z (the zone, Z or +hh:mm, is required)`);
     throw syntaxError(src, i, `invalid literal '${written}'`);
   }
   const name = match(NAME, text, i);
   if (name) return { kind: 'name', text: name[0], pos: i };
-  const hint = text[i] === '@' ? '; parameter aliases are not supported' : text[i] === '$' ? '; $it, $root and other $-names are not supported' : '';
+  const hint =
+    text[i] === '@' ? '; parameter aliases are not supported' : text[i] === '$' ? '; $it, $root and other $-names are not supported' : '';
   throw syntaxError(src, i, `unexpected character '${text[i]}'${hint}`);
 }
 

@@ -13,7 +13,11 @@ export function parseOrderBy(src: Source, object: ObjectDefinition, start = 0, e
   do {
     const token = t.next();
     if (token.kind !== 'name') throw t.error(token, `expected a property, got ${describe(token)}`);
-    if (t.peek().kind === '/') throw t.error(token, `navigation paths such as '${token.text}/${t.peek(1).text}' are not supported; order by this object's own properties`);
+    if (t.peek().kind === '/')
+      throw t.error(
+        token,
+        `navigation paths such as '${token.text}/${t.peek(1).text}' are not supported; order by this object's own properties`,
+      );
     if (t.peek().kind === '(') throw t.error(token, `ordering by a function ('${token.text}(...)') is not supported; order by properties`);
     if (!Object.prototype.hasOwnProperty.call(object.fields, token.text)) {
       throw propertyError(src, token.text, `unknown property '${token.text}' on '${object.name}'`, token.pos);
@@ -21,7 +25,8 @@ export function parseOrderBy(src: Source, object: ObjectDefinition, start = 0, e
     const dir = t.peek();
     const word = dir.kind === 'name' ? dir.text.toLowerCase() : '';
     if (word === 'asc' || word === 'desc') t.next();
-    else if (dir.kind !== ',' && dir.kind !== 'end') throw t.error(dir, `expected 'asc', 'desc', ',' or the end after '${token.text}', got ${describe(dir)}`);
+    else if (dir.kind !== ',' && dir.kind !== 'end')
+      throw t.error(dir, `expected 'asc', 'desc', ',' or the end after '${token.text}', got ${describe(dir)}`);
     keys.push({ field: token.text, dir: word === 'desc' ? 'desc' : 'asc' });
   } while (t.peek().kind === ',' && t.next());
   if (t.peek().kind !== 'end') throw t.error(t.peek(), `expected ',' or the end, got ${describe(t.peek())}`);

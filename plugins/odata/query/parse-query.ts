@@ -69,7 +69,12 @@ export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarge
     query.count = count === 'true';
   }
   if (options.has('$expand')) {
-    const expand = parseExpand(options.get('$expand')!, object, { resolve: (name) => target.resolve(name), maxExpandDepth: settings.maxExpandDepth, maxTop: settings.maxTop, limits });
+    const expand = parseExpand(options.get('$expand')!, object, {
+      resolve: (name) => target.resolve(name),
+      maxExpandDepth: settings.maxExpandDepth,
+      maxTop: settings.maxTop,
+      limits,
+    });
     find.expand = expand.expand;
     query.expand = expand.names;
   }

@@ -42,7 +42,10 @@ export function parseSearch(src: Source, object: ObjectDefinition, limits: Filte
   const term = (token: SearchToken): Filter => {
     conditions += Math.max(fields.length, 1);
     if (conditions > limits.maxConditions) {
-      throw fail(token, `too many terms; each term is searched in ${fields.length} properties, and a search may make at most ${limits.maxConditions} conditions`);
+      throw fail(
+        token,
+        `too many terms; each term is searched in ${fields.length} properties, and a search may make at most ${limits.maxConditions} conditions`,
+      );
     }
     if (fields.length === 0) return NOTHING;
     const parts: Filter[] = fields.map((field) => ({ field, op: 'contains', value: token.text }));
@@ -83,7 +86,11 @@ export function parseSearch(src: Source, object: ObjectDefinition, limits: Filte
         enter(token);
         const inner = or();
         const close = tokens[index++];
-        if (close.kind !== ')') throw fail(close, `expected ')' to close the '(' at position ${token.pos}, got ${close.kind === 'end' ? 'the end' : `'${close.text}'`}`);
+        if (close.kind !== ')')
+          throw fail(
+            close,
+            `expected ')' to close the '(' at position ${token.pos}, got ${close.kind === 'end' ? 'the end' : `'${close.text}'`}`,
+          );
         depth--;
         return inner;
       }

@@ -26,7 +26,11 @@ export function parseSelect(src: Source, object: ObjectDefinition, start = 0, en
       continue;
     }
     if (token.kind !== 'name') throw t.error(token, `expected a property or '*', got ${describe(token)}`);
-    if (t.peek().kind === '/') throw t.error(token, `navigation paths such as '${token.text}/${t.peek(1).text}' are not supported; select the navigation property's fields inside $expand`);
+    if (t.peek().kind === '/')
+      throw t.error(
+        token,
+        `navigation paths such as '${token.text}/${t.peek(1).text}' are not supported; select the navigation property's fields inside $expand`,
+      );
     if (t.peek().kind === '(') throw t.error(token, `'${token.text}(' is not a property: functions and actions cannot be selected`);
     if (!Object.prototype.hasOwnProperty.call(object.fields, token.text)) {
       throw propertyError(src, token.text, `unknown property '${token.text}' on '${object.name}'`, token.pos);

@@ -44,7 +44,13 @@ function serverConnection(label: 'postgres' | 'mysql', database?: string): Knex.
   const url = new URL(SERVICE_URLS.mysql!);
   return {
     client: 'mysql2',
-    connection: { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: database ?? (url.pathname.slice(1) || undefined) },
+    connection: {
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: database ?? (url.pathname.slice(1) || undefined),
+    },
     pool: { min: 0, max: 2 },
     log: quiet,
   };
@@ -103,7 +109,13 @@ export async function openNamespace(label: DialectLabel): Promise<Namespace> {
   // application_name lets a test find (and terminate) this run's PostgreSQL connections only.
   const config = (): DatasourceConfig => {
     if (label === 'postgres') {
-      return { driver: 'sql', client: 'pg', connection: { connectionString: SERVICE_URLS.postgres!, application_name: id }, searchPath: id, pool: { min: 0, max: 4 } };
+      return {
+        driver: 'sql',
+        client: 'pg',
+        connection: { connectionString: SERVICE_URLS.postgres!, application_name: id },
+        searchPath: id,
+        pool: { min: 0, max: 4 },
+      };
     }
     const url = new URL(SERVICE_URLS.mysql!);
     url.pathname = `/${id}`;
@@ -131,7 +143,11 @@ export async function openNamespace(label: DialectLabel): Promise<Namespace> {
  * Defines the body once per dialect, each in a describe guarded by requireDialect; every test
  * gets a fresh namespace through `ns()`.
  */
-export function describeDialects(title: string, body: (ns: () => Namespace, label: DialectLabel) => void, labels: DialectLabel[] = DIALECTS): void {
+export function describeDialects(
+  title: string,
+  body: (ns: () => Namespace, label: DialectLabel) => void,
+  labels: DialectLabel[] = DIALECTS,
+): void {
   for (const label of labels) {
     describe(`${title} (${label})`, function () {
       let current: Namespace | undefined;
@@ -155,7 +171,12 @@ export function describeDialects(title: string, body: (ns: () => Namespace, labe
 }
 
 /** A namespace for a whole describe (the driver suite makes a datasource per test in it). */
-export function sharedNamespace(label: DialectLabel): { prepare(ctx: Context): Promise<void>; make(): SqlDatasource; readonly namespace: Namespace; drop(): Promise<void> } {
+export function sharedNamespace(label: DialectLabel): {
+  prepare(ctx: Context): Promise<void>;
+  make(): SqlDatasource;
+  readonly namespace: Namespace;
+  drop(): Promise<void>;
+} {
   let ns: Namespace | undefined;
   return {
     async prepare(ctx) {

@@ -14,5 +14,14 @@ export function objectDef(name: string, fields: FieldDefinition[], indexes: Inde
     field('updated_by', 'text', { system: true, readonly: true }),
   ];
   const all = [...fields, ...system];
-  return { name, label: name, datasource: 'default', fields: Object.fromEntries(all.map((f) => [f.name, f])), indexes, actions: {}, rules: [], hooks: [] };
+  return {
+    name,
+    label: name,
+    datasource: 'default',
+    fields: Object.fromEntries(all.map((f) => [f.name, f])),
+    indexes,
+    actions: {},
+    rules: [],
+    hooks: [],
+  };
 }

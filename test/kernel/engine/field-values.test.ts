@@ -119,7 +119,13 @@ describe('kernel/engine/field-values', () => {
   });
 
   describe('normalizeFieldValue: select, relations, object, json', () => {
-    const status = f('select', { options: [{ label: 'Draft', value: 'draft' }, { label: 'Open', value: 'open' }, { label: 'Closed', value: 'closed' }] });
+    const status = f('select', {
+      options: [
+        { label: 'Draft', value: 'draft' },
+        { label: 'Open', value: 'open' },
+        { label: 'Closed', value: 'closed' },
+      ],
+    });
     it('select takes one of the options', () => {
       expect(ok(status, 'open')).to.equal('open');
       expect(err(status, 'Open')).to.equal('must be one of: draft, open, closed');
@@ -150,7 +156,13 @@ describe('kernel/engine/field-values', () => {
 
   describe('normalizeFieldValue: multiple', () => {
     it('needs an array and checks each element', () => {
-      const tags = f('select', { multiple: true, options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }] });
+      const tags = f('select', {
+        multiple: true,
+        options: [
+          { label: 'A', value: 'a' },
+          { label: 'B', value: 'b' },
+        ],
+      });
       expect(ok(tags, ['a', 'b'])).to.deep.equal(['a', 'b']);
       expect(ok(tags, [])).to.deep.equal([]);
       expect(err(tags, 'a')).to.equal('must be an array (the field allows multiple values)');
@@ -168,7 +180,13 @@ describe('kernel/engine/field-values', () => {
   describe('checkRecordValues', () => {
     const task = objectDef({
       title: { type: 'text', required: true, max_length: 10 },
-      status: { type: 'select', options: [{ label: 'Open', value: 'open' }, { label: 'Done', value: 'done' }] },
+      status: {
+        type: 'select',
+        options: [
+          { label: 'Open', value: 'open' },
+          { label: 'Done', value: 'done' },
+        ],
+      },
       due: { type: 'date' },
       estimate: { type: 'number', min: 0 },
       code: { type: 'auto_number' },
@@ -178,13 +196,20 @@ describe('kernel/engine/field-values', () => {
       notes: { type: 'textarea' },
     });
     it('normalises the given keys and reports every error', () => {
-      const r = checkRecordValues(task, { title: 'Write', due: '2024-02-30', estimate: -2, status: 'done', owners: ['u1'], foo: 1 }, 'create');
+      const r = checkRecordValues(
+        task,
+        { title: 'Write', due: '2024-02-30', estimate: -2, status: 'done', owners: ['u1'], foo: 1 },
+        'create',
+      );
       expect(r.data).to.deep.equal({ title: 'Write', status: 'done', owners: ['u1'] });
       expect(r.errors).to.deep.equal({ due: 'must be a valid date (YYYY-MM-DD)', estimate: 'must be at least 0', foo: 'unknown field' });
     });
     it('required on create: missing, null, empty string and empty array', () => {
       expect(checkRecordValues(task, {}, 'create').errors).to.deep.equal({ title: 'is required', owners: 'is required' });
-      expect(checkRecordValues(task, { title: '', owners: [] }, 'create').errors).to.deep.equal({ title: 'is required', owners: 'is required' });
+      expect(checkRecordValues(task, { title: '', owners: [] }, 'create').errors).to.deep.equal({
+        title: 'is required',
+        owners: 'is required',
+      });
       expect(checkRecordValues(task, { title: null, owners: ['u'] }, 'create').errors).to.deep.equal({ title: 'is required' });
     });
     it('required on update: only keys given are checked', () => {

@@ -15,7 +15,10 @@ const CTX: RequestContext = { user: { id: 'u1', roles: ['member'] } };
 
 function writeMetadata(dir: string): void {
   writeFileSync(join(dir, 'note.object.yml'), 'fields:\n  title: {type: text, required: true}\n  n: {type: number}\n');
-  writeFileSync(join(dir, 'tag.object.yml'), 'fields:\n  label: {type: text, required: true}\n  note: {type: lookup, reference_to: note}\n');
+  writeFileSync(
+    join(dir, 'tag.object.yml'),
+    'fields:\n  label: {type: text, required: true}\n  note: {type: lookup, reference_to: note}\n',
+  );
   // On a second datasource (always the memory driver).
   writeFileSync(join(dir, 'log.object.yml'), 'datasource: side\nfields:\n  text: {type: text}\n');
 }
@@ -30,7 +33,10 @@ interface Setup {
 let pg: Namespace | undefined;
 const SETUPS: Setup[] = [
   { label: 'memory', prepare: async () => ({ driver: 'memory' }) },
-  { label: 'SQLite file', prepare: async (_ctx, dir) => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'app.sqlite') } }) },
+  {
+    label: 'SQLite file',
+    prepare: async (_ctx, dir) => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'app.sqlite') } }),
+  },
   { label: "SQLite ':memory:'", prepare: async () => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }) },
   {
     label: 'PostgreSQL',
@@ -91,9 +97,18 @@ for (const setup of SETUPS) {
     });
 
     const engine = () => s.kernel.engine;
-    const titles = async (object = 'note', field = 'title') => (await engine().repo(object, CTX).find({ fields: [field], sort: field })).items.map((r) => r[field]);
+    const titles = async (object = 'note', field = 'title') =>
+      (
+        await engine()
+          .repo(object, CTX)
+          .find({ fields: [field], sort: field })
+      ).items.map((r) => r[field]);
     /** What is committed, read behind the engine's back (no transaction). */
-    const committedCount = (object: string) => s.kernel.resolve('datasources').get(object === 'log' ? 'side' : 'default').count(object, undefined);
+    const committedCount = (object: string) =>
+      s.kernel
+        .resolve('datasources')
+        .get(object === 'log' ? 'side' : 'default')
+        .count(object, undefined);
 
     it('commits every write together and announces them only after the commit', async () => {
       const result = await engine().transaction(CTX, async (api) => {
@@ -108,23 +123,40 @@ for (const setup of SETUPS) {
       });
       expect(result).to.be.a('string');
       expect(await titles()).to.deep.equal(['a', 'b']);
-      expect((await engine().repo('note', CTX).findOne(result as string))?.n).to.equal(10);
+      expect(
+        (
+          await engine()
+            .repo('note', CTX)
+            .findOne(result as string)
+        )?.n,
+      ).to.equal(10);
       expect(await titles('tag', 'label')).to.deep.equal(['t']);
       expect(announcedInside).to.equal(0);
-      expect(changes.map((c) => [c.object, c.type])).to.deep.equal([['note', 'created'], ['note', 'created'], ['tag', 'created'], ['note', 'updated']]);
+      expect(changes.map((c) => [c.object, c.type])).to.deep.equal([
+        ['note', 'created'],
+        ['note', 'created'],
+        ['tag', 'created'],
+        ['note', 'updated'],
+      ]);
       expect(changes[0].user?.id).to.equal('u1');
     });
 
     it('rolls everything back when the function throws: nothing stored, nothing announced, the error rethrown', async () => {
-      const [kept] = (await engine().repo('note', CTX).createMany([{ title: 'kept' }])).items;
+      const [kept] = (
+        await engine()
+          .repo('note', CTX)
+          .createMany([{ title: 'kept' }])
+      ).items;
       changes = [];
       const boom = new Error('boom');
-      const err = await rejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'gone' });
-        await api.repo('note').update(kept.id as string, { title: 'changed' });
-        await api.repo('log').create({ text: 'gone too' });
-        throw boom;
-      }));
+      const err = await rejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'gone' });
+          await api.repo('note').update(kept.id as string, { title: 'changed' });
+          await api.repo('log').create({ text: 'gone too' });
+          throw boom;
+        }),
+      );
       expect(err).to.equal(boom);
       expect(await titles()).to.deep.equal(['kept']);
       expect(await committedCount('log')).to.equal(0);
@@ -132,12 +164,14 @@ for (const setup of SETUPS) {
     });
 
     it("puts the hooks' writes (on both datasources) in the same unit", async () => {
-      await rejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'hooked 1' });
-        expect(await api.repo('tag').count()).to.equal(1);
-        expect(await api.repo('log').count()).to.equal(1);
-        throw new Error('undo');
-      }));
+      await rejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'hooked 1' });
+          expect(await api.repo('tag').count()).to.equal(1);
+          expect(await api.repo('log').count()).to.equal(1);
+          throw new Error('undo');
+        }),
+      );
       expect(await committedCount('note')).to.equal(0);
       expect(await committedCount('tag')).to.equal(0);
       expect(await committedCount('log')).to.equal(0);
@@ -149,10 +183,12 @@ for (const setup of SETUPS) {
     });
 
     it('a validation failure inside rolls back the writes made before it', async () => {
-      const err = await objectqlRejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'first' });
-        await api.repo('note').create({ n: 2 });
-      }));
+      const err = await objectqlRejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'first' });
+          await api.repo('note').create({ n: 2 });
+        }),
+      );
       expect(err.code).to.equal('VALIDATION_ERROR');
       expect((err.details as { fields: Record<string, string> }).fields).to.have.property('title');
       expect(await committedCount('note')).to.equal(0);
@@ -160,12 +196,17 @@ for (const setup of SETUPS) {
     });
 
     it('a failed write makes the unit rollback-only, even when the function catches its error', async () => {
-      const err = await objectqlRejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'first' });
-        await api.repo('tag').create({ label: 'orphan', note: 'no-such-note' }).catch(() => undefined);
-        await api.repo('note').create({ title: 'after' });
-        return 'done';
-      }));
+      const err = await objectqlRejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'first' });
+          await api
+            .repo('tag')
+            .create({ label: 'orphan', note: 'no-such-note' })
+            .catch(() => undefined);
+          await api.repo('note').create({ title: 'after' });
+          return 'done';
+        }),
+      );
       expect(err.code).to.equal('VALIDATION_ERROR');
       expect(err.message).to.match(/note/);
       expect(await committedCount('note')).to.equal(0);
@@ -188,7 +229,9 @@ for (const setup of SETUPS) {
         expect((await api.repo('note').findOne(a.id as string))?.n).to.equal(5);
         expect(await api.repo('note').count()).to.equal(1);
         expect((await api.repo('note').find({ filters: [['n', '=', 5]] })).items.map((r) => r.title)).to.deep.equal(['a']);
-        expect(await api.repo('note').aggregate({ aggregate: [{ func: 'sum', field: 'n', alias: 'total' }] })).to.deep.equal([{ total: 5 }]);
+        expect(await api.repo('note').aggregate({ aggregate: [{ func: 'sum', field: 'n', alias: 'total' }] })).to.deep.equal([
+          { total: 5 },
+        ]);
         // A reference check reads the uncommitted note too.
         await api.repo('tag').create({ label: 'x', note: a.id });
         // Behind the engine's back (another connection on SQL): nothing yet.
@@ -199,21 +242,23 @@ for (const setup of SETUPS) {
     });
 
     it('engine.repo() and engine.transaction() called inside join the unit (no deadlock on one SQLite file)', async () => {
-      await rejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'outer' });
-        // Through the engine itself, as another caller: same unit, sees the outer write.
-        const direct = engine().repo('note', { system: true });
-        expect(await direct.count()).to.equal(1);
-        await direct.create({ title: 'direct' });
-        await engine().transaction(CTX, async (inner) => {
-          await inner.repo('note').create({ title: 'inner' });
-          expect(await inner.repo('note').count()).to.equal(3);
-        });
-        // A hook that opens a transaction of its own joins as well.
-        await api.repo('tag').create({ label: 'nested 1' });
-        expect(await api.repo('log').count()).to.equal(1);
-        throw new Error('undo all');
-      }));
+      await rejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'outer' });
+          // Through the engine itself, as another caller: same unit, sees the outer write.
+          const direct = engine().repo('note', { system: true });
+          expect(await direct.count()).to.equal(1);
+          await direct.create({ title: 'direct' });
+          await engine().transaction(CTX, async (inner) => {
+            await inner.repo('note').create({ title: 'inner' });
+            expect(await inner.repo('note').count()).to.equal(3);
+          });
+          // A hook that opens a transaction of its own joins as well.
+          await api.repo('tag').create({ label: 'nested 1' });
+          expect(await api.repo('log').count()).to.equal(1);
+          throw new Error('undo all');
+        }),
+      );
       expect(await committedCount('note')).to.equal(0);
       expect(await committedCount('tag')).to.equal(0);
       expect(await committedCount('log')).to.equal(0);
@@ -222,24 +267,32 @@ for (const setup of SETUPS) {
 
     it('a nested transaction that fails dooms the outer one, even when its error is caught', async () => {
       const boom = new Error('inner failure');
-      const err = await rejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').create({ title: 'outer' });
-        await engine().transaction(CTX, async () => {
-          throw boom;
-        }).catch(() => undefined);
-      }));
+      const err = await rejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').create({ title: 'outer' });
+          await engine()
+            .transaction(CTX, async () => {
+              throw boom;
+            })
+            .catch(() => undefined);
+        }),
+      );
       expect(err).to.equal(boom);
       expect(await committedCount('note')).to.equal(0);
     });
 
     it('deletes and cascades inside, undone on rollback', async () => {
-      const { items } = await engine().repo('note', CTX).createMany([{ title: 'x' }, { title: 'y' }]);
-      await rejection(engine().transaction(CTX, async (api) => {
-        await api.repo('note').delete(items[0].id as string);
-        expect(await api.repo('note').count()).to.equal(1);
-        expect(await api.repo('note').deleteMany({})).to.deep.equal({ count: 1 });
-        throw new Error('undo');
-      }));
+      const { items } = await engine()
+        .repo('note', CTX)
+        .createMany([{ title: 'x' }, { title: 'y' }]);
+      await rejection(
+        engine().transaction(CTX, async (api) => {
+          await api.repo('note').delete(items[0].id as string);
+          expect(await api.repo('note').count()).to.equal(1);
+          expect(await api.repo('note').deleteMany({})).to.deep.equal({ count: 1 });
+          throw new Error('undo');
+        }),
+      );
       expect(await titles()).to.deep.equal(['x', 'y']);
     });
 
@@ -247,13 +300,21 @@ for (const setup of SETUPS) {
       // Not on PostgreSQL: its client deprecates concurrent queries on one connection (one transaction).
       const parallel = setup.label !== 'PostgreSQL';
       await engine().transaction(CTX, async (api) => {
-        if (parallel) await Promise.all([api.repo('note').create({ title: 'p1' }), api.repo('note').create({ title: 'p2' }), api.repo('tag').create({ label: 'p3' })]);
+        if (parallel)
+          await Promise.all([
+            api.repo('note').create({ title: 'p1' }),
+            api.repo('note').create({ title: 'p2' }),
+            api.repo('tag').create({ label: 'p3' }),
+          ]);
         else for (const title of ['p1', 'p2']) await api.repo('note').create({ title });
       });
       const both = await Promise.all([
         engine().transaction(CTX, async (api) => (await api.repo('note').create({ title: 'c1' })).title),
         engine().transaction(CTX, async (api) => (await api.repo('note').create({ title: 'c2' })).title),
-        engine().repo('note', CTX).create({ title: 'c3' }).then((r) => r.title),
+        engine()
+          .repo('note', CTX)
+          .create({ title: 'c3' })
+          .then((r) => r.title),
       ]);
       expect(both).to.deep.equal(['c1', 'c2', 'c3']);
       expect(await titles()).to.deep.equal(['c1', 'c2', 'c3', 'p1', 'p2']);
@@ -278,7 +339,10 @@ for (const setup of SETUPS) {
 
     describe('across two datasources (best-effort atomicity)', () => {
       /** Makes the side (memory) transaction fail at commit: a record it changed is changed outside it. */
-      async function sideConflict(api: { repo(o: string): { update(id: string, d: Record<string, unknown>): Promise<unknown> } }, id: string) {
+      async function sideConflict(
+        api: { repo(o: string): { update(id: string, d: Record<string, unknown>): Promise<unknown> } },
+        id: string,
+      ) {
         await api.repo('log').update(id, { text: 'inside' });
         await s.kernel.resolve('datasources').get('side').update('log', id, { text: 'outside' });
       }
@@ -286,10 +350,12 @@ for (const setup of SETUPS) {
       it('the last opened commits first: its failure rolls back the others', async () => {
         const log = await engine().repo('log', CTX).create({ text: 'start' });
         changes = [];
-        const err = await objectqlRejection(engine().transaction(CTX, async (api) => {
-          await api.repo('note').create({ title: 'main' });
-          await sideConflict(api, log.id as string);
-        }));
+        const err = await objectqlRejection(
+          engine().transaction(CTX, async (api) => {
+            await api.repo('note').create({ title: 'main' });
+            await sideConflict(api, log.id as string);
+          }),
+        );
         expect(err.code).to.equal('CONFLICT');
         expect(await committedCount('note')).to.equal(0);
         expect(changes).to.deep.equal([]);
@@ -298,10 +364,12 @@ for (const setup of SETUPS) {
       it('when a later commit fails, the earlier one stays committed and is announced', async () => {
         const log = await engine().repo('log', CTX).create({ text: 'start' });
         changes = [];
-        const err = await objectqlRejection(engine().transaction(CTX, async (api) => {
-          await sideConflict(api, log.id as string);
-          await api.repo('note').create({ title: 'main' });
-        }));
+        const err = await objectqlRejection(
+          engine().transaction(CTX, async (api) => {
+            await sideConflict(api, log.id as string);
+            await api.repo('note').create({ title: 'main' });
+          }),
+        );
         expect(err.code).to.equal('CONFLICT');
         expect(await titles()).to.deep.equal(['main']);
         expect(changes.map((c) => [c.object, c.type])).to.deep.equal([['note', 'created']]);

@@ -5,9 +5,20 @@ import { checkRules, type CheckRulesOptions } from '../../../kernel/engine/valid
 import { ObjectQLError } from '../../../kernel/errors';
 
 const FIELDS: Record<string, FieldType> = {
-  id: 'text', title: 'text', code: 'text', region: 'select', status: 'select', priority: 'number',
-  start_date: 'date', end_date: 'date', budget: 'currency', actual_cost: 'currency', reason: 'textarea',
-  approver: 'lookup', owner: 'lookup', tags: 'select',
+  id: 'text',
+  title: 'text',
+  code: 'text',
+  region: 'select',
+  status: 'select',
+  priority: 'number',
+  start_date: 'date',
+  end_date: 'date',
+  budget: 'currency',
+  actual_cost: 'currency',
+  reason: 'textarea',
+  approver: 'lookup',
+  owner: 'lookup',
+  tags: 'select',
 };
 
 function objectWith(...rules: ValidationRule[]): ObjectDefinition {
@@ -19,7 +30,12 @@ function objectWith(...rules: ValidationRule[]): ObjectDefinition {
 const noCount = async (): Promise<number> => {
   throw new Error('countMatching should not be called');
 };
-const create = (extra: Partial<CheckRulesOptions> = {}): CheckRulesOptions => ({ mode: 'create', changed: [], countMatching: noCount, ...extra });
+const create = (extra: Partial<CheckRulesOptions> = {}): CheckRulesOptions => ({
+  mode: 'create',
+  changed: [],
+  countMatching: noCount,
+  ...extra,
+});
 
 describe('kernel/engine/validation-rules', () => {
   describe('range', () => {
@@ -49,7 +65,14 @@ describe('kernel/engine/validation-rules', () => {
   });
 
   describe('pattern', () => {
-    const obj = objectWith({ name: 'code', type: 'pattern', message: 'Code must look like AB-123', field: 'code', pattern: '^[a-z]{2}-\\d{3}$', flags: 'ig' });
+    const obj = objectWith({
+      name: 'code',
+      type: 'pattern',
+      message: 'Code must look like AB-123',
+      field: 'code',
+      pattern: '^[a-z]{2}-\\d{3}$',
+      flags: 'ig',
+    });
     it('passes a matching value (flags honoured, g dropped so repeats work) and null', async () => {
       for (let i = 0; i < 3; i++) expect(await checkRules(obj, { code: 'AB-123' }, create())).to.deep.equal({});
       expect(await checkRules(obj, { code: null }, create())).to.deep.equal({});
@@ -71,7 +94,14 @@ describe('kernel/engine/validation-rules', () => {
 
   describe('cross_field', () => {
     const obj = objectWith(
-      { name: 'dates', type: 'cross_field', message: 'End must be after start', field: 'end_date', operator: '>=', compare_to: 'start_date' },
+      {
+        name: 'dates',
+        type: 'cross_field',
+        message: 'End must be after start',
+        field: 'end_date',
+        operator: '>=',
+        compare_to: 'start_date',
+      },
       { name: 'cost', type: 'cross_field', message: 'Over budget', field: 'actual_cost', operator: '<=', value: { $field: 'budget' } },
       { name: 'not_draft', type: 'cross_field', message: 'Status cannot be draft', field: 'status', operator: '!=', value: 'draft' },
     );
@@ -107,7 +137,14 @@ describe('kernel/engine/validation-rules', () => {
       const seen: Filter[] = [];
       const countMatching = async (f: Filter): Promise<number> => (seen.push(f), 0);
       expect(await checkRules(obj, { region: 'eu', code: 'A1' }, create({ countMatching }))).to.deep.equal({});
-      expect(seen).to.deep.equal([{ and: [{ field: 'region', op: 'eq', value: 'eu' }, { field: 'code', op: 'eq', value: 'A1' }] }]);
+      expect(seen).to.deep.equal([
+        {
+          and: [
+            { field: 'region', op: 'eq', value: 'eu' },
+            { field: 'code', op: 'eq', value: 'A1' },
+          ],
+        },
+      ]);
     });
     it('fails when a matching record exists, naming the first field', async () => {
       expect(await checkRules(obj, { region: 'eu', code: 'A1' }, create({ countMatching: async () => 1 }))).to.deep.equal({
@@ -118,17 +155,30 @@ describe('kernel/engine/validation-rules', () => {
       const seen: Filter[] = [];
       const opts = create({ mode: 'update', changed: ['code'], countMatching: async (f) => (seen.push(f), 0) });
       await checkRules(obj, { id: 'p1', region: null, code: 'A1' }, opts);
-      expect(seen).to.deep.equal([{ and: [{ field: 'region', op: 'isnull', value: true }, { field: 'code', op: 'eq', value: 'A1' }, { field: 'id', op: 'ne', value: 'p1' }] }]);
+      expect(seen).to.deep.equal([
+        {
+          and: [
+            { field: 'region', op: 'isnull', value: true },
+            { field: 'code', op: 'eq', value: 'A1' },
+            { field: 'id', op: 'ne', value: 'p1' },
+          ],
+        },
+      ]);
     });
     it('is skipped on update when none of its fields changed, and when all values are null', async () => {
-      expect(await checkRules(obj, { id: 'p1', region: 'eu', code: 'A1' }, create({ mode: 'update', changed: ['title'] }))).to.deep.equal({});
+      expect(await checkRules(obj, { id: 'p1', region: 'eu', code: 'A1' }, create({ mode: 'update', changed: ['title'] }))).to.deep.equal(
+        {},
+      );
       expect(await checkRules(obj, { region: null }, create())).to.deep.equal({});
     });
   });
 
   describe('state_machine', () => {
     const obj = objectWith({
-      name: 'flow', type: 'state_machine', message: 'Invalid status transition', field: 'status',
+      name: 'flow',
+      type: 'state_machine',
+      message: 'Invalid status transition',
+      field: 'status',
       transitions: { draft: ['open'], open: ['closed', 'draft'], closed: [] },
     });
     const update = (from: unknown, to: unknown, changed = ['status']): Promise<Record<string, string>> =>
@@ -155,7 +205,13 @@ describe('kernel/engine/validation-rules', () => {
 
   describe('conditional', () => {
     const obj = objectWith(
-      { name: 'reject', type: 'conditional', message: 'Required when rejected', when: [['status', '=', 'rejected']], required: ['reason', 'approver'] },
+      {
+        name: 'reject',
+        type: 'conditional',
+        message: 'Required when rejected',
+        when: [['status', '=', 'rejected']],
+        required: ['reason', 'approver'],
+      },
       { name: 'big', type: 'conditional', message: 'Needs an approver', when: { budget: ['>', 'actual_cost'] }, required: ['approver'] },
     );
     it('passes when the condition is false or the fields are filled', async () => {
@@ -173,7 +229,13 @@ describe('kernel/engine/validation-rules', () => {
       expect(await checkRules(obj, { budget: 50, actual_cost: 100 }, create())).to.deep.equal({});
     });
     it('resolves $current_user in the condition', async () => {
-      const mine = objectWith({ name: 'm', type: 'conditional', message: 'Give a code', when: [['owner', '=', '$current_user'], 'and', ['tags', '=', null]], required: ['code'] });
+      const mine = objectWith({
+        name: 'm',
+        type: 'conditional',
+        message: 'Give a code',
+        when: [['owner', '=', '$current_user'], 'and', ['tags', '=', null]],
+        required: ['code'],
+      });
       const specials = { now: new Date(), user: { id: 'u7', roles: [] } };
       expect(await checkRules(mine, { owner: 'u7' }, create({ specials }))).to.deep.equal({ code: 'Give a code' });
       expect(await checkRules(mine, { owner: 'u8' }, create({ specials }))).to.deep.equal({});

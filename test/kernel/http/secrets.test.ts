@@ -26,7 +26,10 @@ const careless: Plugin = {
   register(k) {
     k.hooks.authenticate.tapPromise('careless-auth', async (req) => {
       if (!req.headers['x-careless']) return undefined;
-      throw new ObjectQLError('UNAUTHORIZED', `Token ${req.headers.authorization} rejected`, { token: String(req.headers.authorization).slice(7), key: req.headers['x-api-key'] });
+      throw new ObjectQLError('UNAUTHORIZED', `Token ${req.headers.authorization} rejected`, {
+        token: String(req.headers.authorization).slice(7),
+        key: req.headers['x-api-key'],
+      });
     });
   },
 };
@@ -37,7 +40,15 @@ const leaky: Plugin = {
   register(k) {
     k.hooks.routes.tapPromise('leaky', async (router) => {
       router.post('/leaky', (req, res) => {
-        req.log.info({ req: { method: req.method, headers: req.headers }, user: { id: 'u1', password: 'hunter2-password' }, token: TOKEN, key: { keyHash: 'sha256-of-the-key' } }, 'leaky route');
+        req.log.info(
+          {
+            req: { method: req.method, headers: req.headers },
+            user: { id: 'u1', password: 'hunter2-password' },
+            token: TOKEN,
+            key: { keyHash: 'sha256-of-the-key' },
+          },
+          'leaky route',
+        );
         req.log.warn({ res: { headers: { 'set-cookie': [`session_id=${SESSION}`] } }, secret: 'shh-its-a-secret' }, 'leaky response');
         res.json({ ok: true });
       });
@@ -55,7 +66,12 @@ describe('credentials are never echoed', () => {
   });
 
   it('garbage credentials on data, metadata and unknown routes: no trace of them in body or headers', async () => {
-    for (const [method, path] of [['GET', '/api/data/project'], ['GET', '/api/data/project/prj-apollo'], ['PUT', '/api/metadata/object/project'], ['GET', '/nowhere']]) {
+    for (const [method, path] of [
+      ['GET', '/api/data/project'],
+      ['GET', '/api/data/project/prj-apollo'],
+      ['PUT', '/api/metadata/object/project'],
+      ['GET', '/nowhere'],
+    ]) {
       const res = await s.request(method, path, method === 'PUT' ? { label: 'x' } : undefined, CREDENTIALS);
       expect(res.status, `${method} ${path}`).to.be.oneOf([401, 404]);
       expect(res.body.error.code).to.be.a('string');
@@ -80,7 +96,10 @@ describe('credentials are never echoed', () => {
     expect(withoutCredentials(body, { headers: {} })).to.equal(body);
     expect(withoutCredentials(body, { headers: { 'x-api-key': 'abc' } })).to.equal(body);
     expect(withoutCredentials(body, { headers: { 'x-api-key': 'key abc rejected' } }).error.message).to.equal('API [redacted]');
-    expect(requestCredentials({ headers: { cookie: 'a=1; session_id=0123456789', 'x-api-key': API_KEY } })).to.deep.equal([API_KEY, '0123456789']);
+    expect(requestCredentials({ headers: { cookie: 'a=1; session_id=0123456789', 'x-api-key': API_KEY } })).to.deep.equal([
+      API_KEY,
+      '0123456789',
+    ]);
   });
 });
 
@@ -102,18 +121,37 @@ describe('the log', () => {
       await s.stop();
     }
     const log = lines.join('');
-    for (const secret of [TOKEN, API_KEY, SESSION, 'hunter2-password', 'sha256-of-the-key', 'shh-its-a-secret']) expect(log, secret).not.to.include(secret);
+    for (const secret of [TOKEN, API_KEY, SESSION, 'hunter2-password', 'sha256-of-the-key', 'shh-its-a-secret'])
+      expect(log, secret).not.to.include(secret);
     const leaked = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'leaky route');
-    expect(leaked.req.headers).to.include({ authorization: REDACT_CENSOR, 'x-api-key': REDACT_CENSOR, cookie: REDACT_CENSOR, 'content-type': 'application/json' });
+    expect(leaked.req.headers).to.include({
+      authorization: REDACT_CENSOR,
+      'x-api-key': REDACT_CENSOR,
+      cookie: REDACT_CENSOR,
+      'content-type': 'application/json',
+    });
     expect(leaked.user).to.deep.equal({ id: 'u1', password: REDACT_CENSOR });
     expect(leaked.token).to.equal(REDACT_CENSOR);
     expect(leaked.key).to.deep.equal({ keyHash: REDACT_CENSOR });
-    expect(lines.filter((l) => l.includes('request completed')), 'the request lines are still written').to.have.length(2);
+    expect(
+      lines.filter((l) => l.includes('request completed')),
+      'the request lines are still written',
+    ).to.have.length(2);
   });
 
   it('covers the credential headers and secret keys at the top and two levels down', () => {
     const paths = redactPaths();
-    for (const p of ['authorization', '*.*.authorization', '*.*["x-api-key"]', '*["set-cookie"]', 'password', '*.password', '*.*.keyHash', 'token', '*.secret']) {
+    for (const p of [
+      'authorization',
+      '*.*.authorization',
+      '*.*["x-api-key"]',
+      '*["set-cookie"]',
+      'password',
+      '*.password',
+      '*.*.keyHash',
+      'token',
+      '*.secret',
+    ]) {
       expect(paths).to.include(p);
     }
   });
@@ -122,7 +160,10 @@ describe('the log', () => {
 describe('request body size', () => {
   let s: TestServer;
   before(async () => {
-    s = await startServer({ plugins: { rpc: true, rest: true }, limits: { maxBodyBytes: 1024 }, security: { allowBodyUser: true } }, { identityFromHeader: true });
+    s = await startServer(
+      { plugins: { rpc: true, rest: true }, limits: { maxBodyBytes: 1024 }, security: { allowBodyUser: true } },
+      { identityFromHeader: true },
+    );
   });
   after(async () => {
     await s?.stop();

@@ -11,7 +11,11 @@ import { startServer, USERS, type TestServer } from '../../helpers/server';
 
 const CARE = { 'x-test-user': JSON.stringify(USERS.carol) };
 
-async function withServer(security: ObjectQLConfig['security'], fn: (s: TestServer) => Promise<void>, plugins: ObjectQLConfig['plugins'] = { rpc: true, rest: true }): Promise<void> {
+async function withServer(
+  security: ObjectQLConfig['security'],
+  fn: (s: TestServer) => Promise<void>,
+  plugins: ObjectQLConfig['plugins'] = { rpc: true, rest: true },
+): Promise<void> {
   const s = await startServer({ plugins, security }, { identityFromHeader: true });
   try {
     await fn(s);
@@ -45,23 +49,34 @@ describe('HTTP security headers', () => {
   });
 
   it('leave the API docs page its own CSP, and its assets load', async () => {
-    await withServer(undefined, async (s) => {
-      const page = await s.request('GET', '/api/objectql/docs');
-      expect(page.status).to.equal(200);
-      expect(page.headers.get('content-security-policy')).to.equal(DOCS_CSP);
-      expect(page.headers.get('x-content-type-options')).to.equal('nosniff');
-      for (const asset of ['swagger-ui.css', 'objectql-swagger-init.js', 'swagger-ui-bundle.js']) {
-        expect((await s.request('GET', `/api/objectql/docs/${asset}`)).status, asset).to.equal(200);
-      }
-      const doc = await s.request('GET', '/api/objectql/openapi.json');
-      expect(doc.headers.get('content-security-policy')).to.equal(API_CSP);
-    }, { rpc: true, openapi: true });
+    await withServer(
+      undefined,
+      async (s) => {
+        const page = await s.request('GET', '/api/objectql/docs');
+        expect(page.status).to.equal(200);
+        expect(page.headers.get('content-security-policy')).to.equal(DOCS_CSP);
+        expect(page.headers.get('x-content-type-options')).to.equal('nosniff');
+        for (const asset of ['swagger-ui.css', 'objectql-swagger-init.js', 'swagger-ui-bundle.js']) {
+          expect((await s.request('GET', `/api/objectql/docs/${asset}`)).status, asset).to.equal(200);
+        }
+        const doc = await s.request('GET', '/api/objectql/openapi.json');
+        expect(doc.headers.get('content-security-policy')).to.equal(API_CSP);
+      },
+      { rpc: true, openapi: true },
+    );
   });
 
   it('are off with headers: false', async () => {
     await withServer({ headers: false }, async (s) => {
       const h = (await s.request('GET', '/health')).headers;
-      for (const name of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'x-content-type-options', 'strict-transport-security']) expect(h.get(name), name).to.equal(null);
+      for (const name of [
+        'content-security-policy',
+        'x-frame-options',
+        'referrer-policy',
+        'x-content-type-options',
+        'strict-transport-security',
+      ])
+        expect(h.get(name), name).to.equal(null);
       expect(h.get('x-request-id')).to.be.a('string');
     });
   });
@@ -74,14 +89,20 @@ describe('HTTP security headers', () => {
       expect((await s.request('GET', '/health')).headers.get('strict-transport-security')).to.equal('max-age=600');
     });
     await withServer({ hsts: { maxAge: 63072000, preload: true } }, async (s) => {
-      expect((await s.request('GET', '/health')).headers.get('strict-transport-security')).to.equal('max-age=63072000; includeSubDomains; preload');
+      expect((await s.request('GET', '/health')).headers.get('strict-transport-security')).to.equal(
+        'max-age=63072000; includeSubDomains; preload',
+      );
     });
   });
 });
 
 describe('CORS', () => {
   const preflight = (s: TestServer, origin: string, path = '/api/data/project') =>
-    s.request('OPTIONS', path, undefined, { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' });
+    s.request('OPTIONS', path, undefined, {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type',
+    });
 
   it('is off by default: no Access-Control headers, whatever the Origin', async () => {
     await withServer(undefined, async (s) => {
@@ -98,7 +119,13 @@ describe('CORS', () => {
       expect(res.headers.get('access-control-allow-origin')).to.equal('*');
       expect(res.headers.get('access-control-allow-credentials')).to.equal(null);
       const exposed = res.headers.get('access-control-expose-headers')!.split(',');
-      expect(exposed).to.include.members(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
+      expect(exposed).to.include.members([
+        'X-Request-Id',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+      ]);
       // project needs an identity; its preflight does not.
       const pre = await preflight(s, 'https://app.example');
       expect(pre.status).to.equal(204);
@@ -142,6 +169,8 @@ describe('CORS', () => {
       expect(() => resolveConfig({ security: { cors } }), JSON.stringify(cors)).to.throw(ConfigError, key);
     }
     expect(() => resolveConfig({ security: { hsts: { maxAge: 0 } } })).to.throw(ConfigError, 'security.hsts');
-    expect(resolveConfig({ security: { cors: { origin: 'https://a.example:8443' } } }).security.cors).to.deep.equal({ origin: 'https://a.example:8443' });
+    expect(resolveConfig({ security: { cors: { origin: 'https://a.example:8443' } } }).security.cors).to.deep.equal({
+      origin: 'https://a.example:8443',
+    });
   });
 });

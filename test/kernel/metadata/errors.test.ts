@@ -41,7 +41,8 @@ describe('metadata registry: malformed definitions', () => {
 
   it('unknown key, at any depth', async () => {
     const err = await apps.loadError({
-      'book.object.yml': 'colour: red\nfields:\n  price:\n    type: number\n    maxx: 3\nactions:\n  go:\n    params:\n      n:\n        type: number\n        lable: N\n',
+      'book.object.yml':
+        'colour: red\nfields:\n  price:\n    type: number\n    maxx: 3\nactions:\n  go:\n    params:\n      n:\n        type: number\n        lable: N\n',
     });
     expect(err.problems.map((p) => `${p.path}: ${p.reason}`)).to.have.members([
       'colour: unknown key',
@@ -145,7 +146,9 @@ describe('metadata registry: malformed definitions', () => {
       ].join('\n'),
     });
     const lines = err.problems.map((p) => `${p.path}: ${p.reason}`);
-    expect(lines[0]).to.equal('rules[0].type: unknown rule type "between"; expected one of range, pattern, cross_field, unique, state_machine, conditional');
+    expect(lines[0]).to.equal(
+      'rules[0].type: unknown rule type "between"; expected one of range, pattern, cross_field, unique, state_machine, conditional',
+    );
     expect(lines[1]).to.match(/^rules\[1\]\.operator: must be one of =, !=, >, >=, <, <=/);
     expect(lines[2]).to.equal('rules[2]: a cross_field rule needs exactly one of value or compare_to');
     expect(lines[3]).to.match(/^rules\[3\]\.when: Unknown filter operator "~"/);
@@ -220,7 +223,10 @@ describe('metadata registry: malformed definitions', () => {
     });
     const lines = err.problems.map((p) => `${p.path}: ${p.reason}`);
     expect(lines).to.deep.equal(['[2]: expected a map, got the string "just a string"']);
-    const err2 = await apps.loadError({ 'book.object.yml': BOOK, 'book.data.yml': 'records:\n  - id: b1\n    title: A\n  - id: b1\n    titel: B\n' });
+    const err2 = await apps.loadError({
+      'book.object.yml': BOOK,
+      'book.data.yml': 'records:\n  - id: b1\n    title: A\n  - id: b1\n    titel: B\n',
+    });
     expect(err2.problems.map((p) => `${p.path}: ${p.reason}`)).to.deep.equal([
       "records[1].titel: unknown field 'titel' of object 'book'",
       'records[1].id: duplicate id "b1" (also record [0])',
@@ -241,7 +247,7 @@ describe('metadata registry: malformed definitions', () => {
 
   it("a name inside the file that differs from the file's identifier", async () => {
     const err = await apps.loadError({ 'book.object.yml': `name: books\n${BOOK}`, 'main.app.yml': 'name: other\n' });
-    expect(err.message).to.include("book.object.yml: name: must equal the identifier 'book' from the file name (got the string \"books\")");
+    expect(err.message).to.include('book.object.yml: name: must equal the identifier \'book\' from the file name (got the string "books")');
     expect(err.message).to.include("main.app.yml: name: must equal the identifier 'main'");
   });
 
@@ -254,7 +260,8 @@ describe('metadata registry: malformed definitions', () => {
   it('a hook file with an unknown event or a non-function handler', async () => {
     const err = await apps.loadError({
       'book.object.yml': BOOK,
-      'book.hook.ts': 'export default {\n  beforeCreat(ctx: unknown) { return ctx; },\n  afterCreate: 42,\n  beforeDelete: { handler: "nope" },\n};\n',
+      'book.hook.ts':
+        'export default {\n  beforeCreat(ctx: unknown) { return ctx; },\n  afterCreate: 42,\n  beforeDelete: { handler: "nope" },\n};\n',
     });
     const lines = err.problems.map((p) => `${p.path}: ${p.reason}`);
     expect(lines[0]).to.match(/^beforeCreat: unknown hook event; expected one of beforeFind, afterFind, /);
@@ -276,7 +283,9 @@ describe('metadata registry: malformed definitions', () => {
 
   it('an action without a handler', async () => {
     const err = await apps.loadError({ 'book.object.yml': bookWith('actions:\n  approve:\n    type: record\n') });
-    expect(err.message).to.include("book.object.yml: actions.approve: action 'approve' of object 'book' has no handler; add book.action.ts exporting 'approve'");
+    expect(err.message).to.include(
+      "book.object.yml: actions.approve: action 'approve' of object 'book' has no handler; add book.action.ts exporting 'approve'",
+    );
     const err2 = await apps.loadError({
       'book.object.yml': bookWith('actions:\n  approve:\n    type: record\n  reject: {}\n'),
       'book.action.js': 'exports.approve = { label: "Approve" };\n',

@@ -125,7 +125,12 @@ describe('metadata registry: a valid application', () => {
     expect(author.source).to.equal(path.join(VALID, 'objects/author.hook.js'));
     expect(Object.keys(book.handlers)).to.have.members(['beforeCreate', 'afterDelete']);
 
-    const ctx = { object: 'book', event: 'beforeCreate', operation: 'create', data: { title: '  The   Left Hand ' } } as unknown as HookContext;
+    const ctx = {
+      object: 'book',
+      event: 'beforeCreate',
+      operation: 'create',
+      data: { title: '  The   Left Hand ' },
+    } as unknown as HookContext;
     await book.handlers.beforeCreate!(ctx);
     expect(ctx.data!.title).to.equal('The Left Hand');
     const actx = { object: 'author', event: 'beforeUpdate', operation: 'update', data: { name: ' Lem ' } } as unknown as HookContext;
@@ -161,7 +166,11 @@ describe('metadata registry: a valid application', () => {
       params: { count: { type: 'number', label: 'Count', required: true } },
     });
     expect(actions.archive_all).to.deep.include({ type: 'global', label: 'Archive All', params: {} });
-    expect(actions.reprice).to.deep.include({ type: 'record', label: 'Change Price', params: { factor: { type: 'number', label: 'Factor' } } });
+    expect(actions.reprice).to.deep.include({
+      type: 'record',
+      label: 'Change Price',
+      params: { factor: { type: 'number', label: 'Factor' } },
+    });
     for (const a of Object.values(actions)) expect(a.handler, a.name).to.be.a('function');
     expect(registry.object('author')!.actions).to.deep.equal({});
   });
@@ -171,7 +180,11 @@ describe('metadata registry: a valid application', () => {
     expect(registry.entries('widget')).to.deep.equal([
       { type: 'widget', id: 'shelf', content: { size: 3, name: 'shelf' }, source: path.join(VALID, 'shelf.widget.yml') },
     ]);
-    expect(registry.entry('app', 'library')!.content).to.deep.equal({ label: 'Library', objects: ['book', 'author', 'chapter'], name: 'library' });
+    expect(registry.entry('app', 'library')!.content).to.deep.equal({
+      label: 'Library',
+      objects: ['book', 'author', 'chapter'],
+      name: 'library',
+    });
     expect(registry.entries('object').map((e) => e.id)).to.deep.equal(['author', 'book', 'chapter']);
     expect(registry.entry('object', 'author')!.content).to.deep.equal({
       fields: { name: { type: 'text', required: true }, birth_date: 'date', bio: 'textarea' },
@@ -233,7 +246,9 @@ describe('metadata registry: a valid application', () => {
       { name: 'by_code', fields: ['code'], unique: true },
       { name: 'by_qty', fields: ['qty'], unique: false },
     ]);
-    expect(item.rules).to.deep.equal([{ name: 'pattern_code', type: 'pattern', field: 'code', pattern: '^[A-Z]+$', message: 'Code has an invalid format' }]);
+    expect(item.rules).to.deep.equal([
+      { name: 'pattern_code', type: 'pattern', field: 'code', pattern: '^[A-Z]+$', message: 'Code has an invalid format' },
+    ]);
     expect(item.fields.code.validations).to.deep.equal([{ type: 'pattern', message: 'Code has an invalid format' }]);
   });
 });

@@ -16,17 +16,32 @@ describe('compileLike', () => {
     for (let i = 0; i < 20_000; i++) {
       const pattern = pick('aAb%_\\.', 8);
       const value = pick('aAbB._%\\\n', 10);
-      expect(compileLike(pattern)(value), `${JSON.stringify(value)} like ${JSON.stringify(pattern)}`).to.equal(likeToRegExp(pattern).test(value));
+      expect(compileLike(pattern)(value), `${JSON.stringify(value)} like ${JSON.stringify(pattern)}`).to.equal(
+        likeToRegExp(pattern).test(value),
+      );
     }
   });
 
   it('handles the edge cases: empty, only wildcards, escapes, a trailing backslash', () => {
     const cases: Array<[string, string, boolean]> = [
-      ['', '', true], ['', 'a', false], ['%', '', true], ['%%', 'abc', true], ['_', '', false], ['_', 'x', true],
-      ['a%a', 'a', false], ['a%a', 'aa', true], ['%ab%ab%', 'abab', true], ['%ab%ab%', 'aba', false],
-      ['\\%', '%', true], ['\\%', 'x', false], ['a\\', 'a\\', true], ['50\\%%', '50% off', true], ['%İ%', 'xİy', true],
+      ['', '', true],
+      ['', 'a', false],
+      ['%', '', true],
+      ['%%', 'abc', true],
+      ['_', '', false],
+      ['_', 'x', true],
+      ['a%a', 'a', false],
+      ['a%a', 'aa', true],
+      ['%ab%ab%', 'abab', true],
+      ['%ab%ab%', 'aba', false],
+      ['\\%', '%', true],
+      ['\\%', 'x', false],
+      ['a\\', 'a\\', true],
+      ['50\\%%', '50% off', true],
+      ['%İ%', 'xİy', true],
     ];
-    for (const [pattern, value, expected] of cases) expect(compileLike(pattern)(value), `${JSON.stringify(value)} like ${JSON.stringify(pattern)}`).to.equal(expected);
+    for (const [pattern, value, expected] of cases)
+      expect(compileLike(pattern)(value), `${JSON.stringify(value)} like ${JSON.stringify(pattern)}`).to.equal(expected);
   });
 
   it('takes patterns too long for one RegExp', () => {
@@ -36,7 +51,15 @@ describe('compileLike', () => {
   });
 
   it('folds case as a RegExp with the i flag does, non-ASCII letters included', () => {
-    for (const [pattern, value] of [['straße', 'STRAßE'], ['σ', 'Σ'], ['ç', 'Ç'], ['k', 'K'], ['ı', 'I'], ['ſ', 's'], ['\u212a', 'k']]) {
+    for (const [pattern, value] of [
+      ['straße', 'STRAßE'],
+      ['σ', 'Σ'],
+      ['ç', 'Ç'],
+      ['k', 'K'],
+      ['ı', 'I'],
+      ['ſ', 's'],
+      ['\u212a', 'k'],
+    ]) {
       expect(compileLike(pattern)(value), `${value} like ${pattern}`).to.equal(new RegExp(`^${pattern}$`, 'i').test(value));
     }
   });

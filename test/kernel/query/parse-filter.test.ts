@@ -15,8 +15,20 @@ function fails(input: unknown, pattern: RegExp, limits?: { maxDepth: number; max
 
 describe('parseFilter', () => {
   it('reads a single condition and every spec operator', () => {
-    const ops: Record<string, string> = { '=': 'eq', '!=': 'ne', '>': 'gt', '>=': 'ge', '<': 'lt', '<=': 'le', like: 'like', startswith: 'startswith', endswith: 'endswith', contains: 'contains' };
-    for (const [spec, ast] of Object.entries(ops)) expect(parseFilter([['a', spec, 'x']])).to.deep.equal({ field: 'a', op: ast, value: 'x' });
+    const ops: Record<string, string> = {
+      '=': 'eq',
+      '!=': 'ne',
+      '>': 'gt',
+      '>=': 'ge',
+      '<': 'lt',
+      '<=': 'le',
+      like: 'like',
+      startswith: 'startswith',
+      endswith: 'endswith',
+      contains: 'contains',
+    };
+    for (const [spec, ast] of Object.entries(ops))
+      expect(parseFilter([['a', spec, 'x']])).to.deep.equal({ field: 'a', op: ast, value: 'x' });
     expect(parseFilter(['a', 'in', [1, 2]])).to.deep.equal({ field: 'a', op: 'in', value: [1, 2] });
     expect(parseFilter(['a', 'not in', [1]])).to.deep.equal({ field: 'a', op: 'nin', value: [1] });
     expect(parseFilter(['a', 'between', [1, 2]])).to.deep.equal({ field: 'a', op: 'between', value: [1, 2] });
@@ -32,18 +44,42 @@ describe('parseFilter', () => {
     const b = ['b', '=', 2];
     const c = ['c', '=', 3];
     expect(parseFilter([a, 'or', b, 'and', c])).to.deep.equal({
-      or: [{ field: 'a', op: 'eq', value: 1 }, { and: [{ field: 'b', op: 'eq', value: 2 }, { field: 'c', op: 'eq', value: 3 }] }],
+      or: [
+        { field: 'a', op: 'eq', value: 1 },
+        {
+          and: [
+            { field: 'b', op: 'eq', value: 2 },
+            { field: 'c', op: 'eq', value: 3 },
+          ],
+        },
+      ],
     });
-    expect(parseFilter([a, b])).to.deep.equal({ and: [{ field: 'a', op: 'eq', value: 1 }, { field: 'b', op: 'eq', value: 2 }] });
+    expect(parseFilter([a, b])).to.deep.equal({
+      and: [
+        { field: 'a', op: 'eq', value: 1 },
+        { field: 'b', op: 'eq', value: 2 },
+      ],
+    });
     expect(parseFilter([[a, 'or', b], 'and', c])).to.deep.equal({
-      and: [{ or: [{ field: 'a', op: 'eq', value: 1 }, { field: 'b', op: 'eq', value: 2 }] }, { field: 'c', op: 'eq', value: 3 }],
+      and: [
+        {
+          or: [
+            { field: 'a', op: 'eq', value: 1 },
+            { field: 'b', op: 'eq', value: 2 },
+          ],
+        },
+        { field: 'c', op: 'eq', value: 3 },
+      ],
     });
     expect(parseFilter(['not', [a]])).to.deep.equal({ not: { field: 'a', op: 'eq', value: 1 } });
   });
 
   it('reads the map form and field references', () => {
     expect(parseFilter({ status: 'open', amount: ['>', 5] })).to.deep.equal({
-      and: [{ field: 'status', op: 'eq', value: 'open' }, { field: 'amount', op: 'gt', value: 5 }],
+      and: [
+        { field: 'status', op: 'eq', value: 'open' },
+        { field: 'amount', op: 'gt', value: 5 },
+      ],
     });
     expect(parseFilter([['cost', '>', { $field: 'budget' }]])).to.deep.equal({ field: 'cost', op: 'gt', ref: 'budget' });
   });
@@ -63,6 +99,10 @@ describe('parseFilter', () => {
     let deep: unknown = ['a', '=', 1];
     for (let i = 0; i < 40; i++) deep = [deep];
     fails(deep, /nested deeper than 16 levels/);
-    fails(Array.from({ length: 5 }, (_, i) => [`f${i}`, '=', i]), /more than 4 conditions/, { maxDepth: 16, maxConditions: 4 });
+    fails(
+      Array.from({ length: 5 }, (_, i) => [`f${i}`, '=', i]),
+      /more than 4 conditions/,
+      { maxDepth: 16, maxConditions: 4 },
+    );
   });
 });

@@ -73,11 +73,22 @@ export const graphqlAdapter: ProtocolAdapter = {
     /** Field values as an input object: json-like fields travel as JSON text. */
     function input(object: string, data: Rec): Rec {
       const def = definition(object);
-      return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, def.fields[k] && isJsonField(def.fields[k]) && v !== null && v !== undefined ? JSON.stringify(v) : v]));
+      return Object.fromEntries(
+        Object.entries(data).map(([k, v]) => [
+          k,
+          def.fields[k] && isJsonField(def.fields[k]) && v !== null && v !== undefined ? JSON.stringify(v) : v,
+        ]),
+      );
     }
 
     /** Sends one operation; `root` is the root field whose value `shape` turns into the Outcome. */
-    async function send(user: MatrixUser, query: string, variables: Rec, root: string, shape: (value: any, out: Outcome) => void): Promise<Outcome> {
+    async function send(
+      user: MatrixUser,
+      query: string,
+      variables: Rec,
+      root: string,
+      shape: (value: any, out: Outcome) => void,
+    ): Promise<Outcome> {
       const res = await client.request(user, 'POST', PATH, { query, variables });
       const body = res.body;
       const out: Outcome = { status: res.status, raw: body };
@@ -85,7 +96,11 @@ export const graphqlAdapter: ProtocolAdapter = {
       if (error) {
         const code: string = error.extensions?.code ?? 'INTERNAL_ERROR';
         if (res.status === 200) out.status = isErrorCode(code) ? ERROR_CODES[code] : 500;
-        out.error = { code, message: error.message, ...(error.extensions?.details !== undefined ? { details: error.extensions.details } : {}) };
+        out.error = {
+          code,
+          message: error.message,
+          ...(error.extensions?.details !== undefined ? { details: error.extensions.details } : {}),
+        };
         return out;
       }
       if (res.status !== 200 || !body?.data) return out;
@@ -139,15 +154,27 @@ export const graphqlAdapter: ProtocolAdapter = {
         },
         create: (user, object, data) => {
           const n = objectNames(object);
-          return send(user, `mutation ($input: ${n.input}!) { ${n.create}(input: $input) { id } }`, { input: input(object, data) }, n.create, (value, out) => {
-            out.record = record(object, value);
-          });
+          return send(
+            user,
+            `mutation ($input: ${n.input}!) { ${n.create}(input: $input) { id } }`,
+            { input: input(object, data) },
+            n.create,
+            (value, out) => {
+              out.record = record(object, value);
+            },
+          );
         },
         update: (user, object, id, data) => {
           const n = objectNames(object);
-          return send(user, `mutation ($id: String!, $input: ${n.input}!) { ${n.update}(id: $id, input: $input) { id } }`, { id, input: input(object, data) }, n.update, (value, out) => {
-            out.record = record(object, value);
-          });
+          return send(
+            user,
+            `mutation ($id: String!, $input: ${n.input}!) { ${n.update}(id: $id, input: $input) { id } }`,
+            { id, input: input(object, data) },
+            n.update,
+            (value, out) => {
+              out.record = record(object, value);
+            },
+          );
         },
         delete: (user, object, id) => {
           const n = objectNames(object);

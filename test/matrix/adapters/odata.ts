@@ -36,14 +36,16 @@ const filter = (conditions: Condition[]) => conditions.map(condition).join(' and
 const orderby = (sort: NonNullable<ListQuery['sort']>) => sort.map(([f, d]) => `${f} ${d}`).join(',');
 
 function expandOption(expand: NonNullable<ListQuery['expand']>): string {
-  return Object.entries(expand).map(([field, o]) => {
-    const nested = [
-      o.fields && `$select=${o.fields.join(',')}`,
-      o.filters && `$filter=${filter(o.filters)}`,
-      o.sort && `$orderby=${orderby(o.sort)}`,
-    ].filter(Boolean);
-    return `${field}${NAV}${nested.length ? `(${nested.join(';')})` : ''}`;
-  }).join(',');
+  return Object.entries(expand)
+    .map(([field, o]) => {
+      const nested = [
+        o.fields && `$select=${o.fields.join(',')}`,
+        o.filters && `$filter=${filter(o.filters)}`,
+        o.sort && `$orderby=${orderby(o.sort)}`,
+      ].filter(Boolean);
+      return `${field}${NAV}${nested.length ? `(${nested.join(';')})` : ''}`;
+    })
+    .join(',');
 }
 
 /** The spec's error body from OData's: the kernel's details (innererror) when there are any, else OData's details. */
@@ -64,7 +66,9 @@ export const odataAdapter: ProtocolAdapter = {
     const metadata = (user: MatrixUser) => {
       let doc = documents.get(user.name);
       if (!doc) {
-        doc = client.request(user, 'GET', `${BASE}/$metadata`).then((res) => ({ ...res, edm: res.status === 200 ? parseEdmx(res.body) : undefined }));
+        doc = client
+          .request(user, 'GET', `${BASE}/$metadata`)
+          .then((res) => ({ ...res, edm: res.status === 200 ? parseEdmx(res.body) : undefined }));
         documents.set(user.name, doc);
       }
       return doc;
@@ -77,8 +81,15 @@ export const odataAdapter: ProtocolAdapter = {
       for (const [k, v] of Object.entries(entity)) {
         if (k.includes('@')) continue;
         if (k.endsWith(NAV) && t?.navigations[k]) {
-          const target = t.navigations[k].type.replace(/^Collection\((.*)\)$/, '$1').split('.').pop()!;
-          out[k.slice(0, -NAV.length)] = Array.isArray(v) ? v.map((x) => record(edm, target, x)) : v === null ? null : record(edm, target, v);
+          const target = t.navigations[k].type
+            .replace(/^Collection\((.*)\)$/, '$1')
+            .split('.')
+            .pop()!;
+          out[k.slice(0, -NAV.length)] = Array.isArray(v)
+            ? v.map((x) => record(edm, target, x))
+            : v === null
+              ? null
+              : record(edm, target, v);
           continue;
         }
         if (k in out) continue;
@@ -87,7 +98,14 @@ export const odataAdapter: ProtocolAdapter = {
       return out;
     }
 
-    async function send(user: MatrixUser, object: string, method: string, path: string, body: unknown, shape?: (body: any, edm: Edm | undefined, out: Outcome) => void): Promise<Outcome> {
+    async function send(
+      user: MatrixUser,
+      object: string,
+      method: string,
+      path: string,
+      body: unknown,
+      shape?: (body: any, edm: Edm | undefined, out: Outcome) => void,
+    ): Promise<Outcome> {
       const res = await client.request(user, method, `${BASE}/${object}${path}`, body);
       const out = outcome(res.status, res.body);
       if (res.status < 300 && shape) shape(res.body, (await metadata(user)).edm, out);
@@ -100,38 +118,59 @@ export const odataAdapter: ProtocolAdapter = {
 
     return {
       data: {
-        list: (user, object, q = {}) => send(user, object, 'GET', qs({
-          $filter: q.filters && filter(q.filters),
-          $orderby: q.sort && orderby(q.sort),
-          $select: q.fields?.join(','),
-          $expand: q.expand && expandOption(q.expand),
-          $top: q.top === undefined ? undefined : String(q.top),
-          $count: 'true',
-        }), undefined, (body, edm, out) => {
-          out.items = body.value.map((x: any) => record(edm, object, x));
-          out.total = body['@odata.count'];
-        }),
-        get: (user, object, id, q = {}) => send(user, object, 'GET', `${key(id)}${qs({ $select: q.fields?.join(','), $expand: q.expand && expandOption(q.expand) })}`, undefined, (body, edm, out) => {
-          out.record = record(edm, object, body);
-        }),
-        count: (user, object, filters) => send(user, object, 'GET', `/$count${qs({ $filter: filters && filter(filters) })}`, undefined, (body, _edm, out) => {
-          out.count = Number(body);
-        }),
-        create: (user, object, data) => send(user, object, 'POST', '', data, (body, edm, out) => void (out.record = record(edm, object, body))),
-        update: (user, object, id, data) => send(user, object, 'PATCH', key(id), data, (body, edm, out) => void (out.record = record(edm, object, body))),
+        list: (user, object, q = {}) =>
+          send(
+            user,
+            object,
+            'GET',
+            qs({
+              $filter: q.filters && filter(q.filters),
+              $orderby: q.sort && orderby(q.sort),
+              $select: q.fields?.join(','),
+              $expand: q.expand && expandOption(q.expand),
+              $top: q.top === undefined ? undefined : String(q.top),
+              $count: 'true',
+            }),
+            undefined,
+            (body, edm, out) => {
+              out.items = body.value.map((x: any) => record(edm, object, x));
+              out.total = body['@odata.count'];
+            },
+          ),
+        get: (user, object, id, q = {}) =>
+          send(
+            user,
+            object,
+            'GET',
+            `${key(id)}${qs({ $select: q.fields?.join(','), $expand: q.expand && expandOption(q.expand) })}`,
+            undefined,
+            (body, edm, out) => {
+              out.record = record(edm, object, body);
+            },
+          ),
+        count: (user, object, filters) =>
+          send(user, object, 'GET', `/$count${qs({ $filter: filters && filter(filters) })}`, undefined, (body, _edm, out) => {
+            out.count = Number(body);
+          }),
+        create: (user, object, data) =>
+          send(user, object, 'POST', '', data, (body, edm, out) => void (out.record = record(edm, object, body))),
+        update: (user, object, id, data) =>
+          send(user, object, 'PATCH', key(id), data, (body, edm, out) => void (out.record = record(edm, object, body))),
         delete: (user, object, id) => send(user, object, 'DELETE', key(id), undefined),
       },
       describe: {
         async objects(user) {
           const res = await metadata(user);
           const out = outcome(res.status, res.body);
-          if (res.edm) out.described = Object.fromEntries(Object.entries(res.edm.types).map(([name, t]) => [name, Object.keys(t.properties)]));
+          if (res.edm)
+            out.described = Object.fromEntries(Object.entries(res.edm.types).map(([name, t]) => [name, Object.keys(t.properties)]));
           return out;
         },
         async object(user, object) {
           const res = await metadata(user);
           const type = res.edm?.types[object];
-          if (res.edm && !type) return { status: 404, error: { code: 'NOT_FOUND', message: `No entity type '${object}' in $metadata` }, raw: res.body };
+          if (res.edm && !type)
+            return { status: 404, error: { code: 'NOT_FOUND', message: `No entity type '${object}' in $metadata` }, raw: res.body };
           const out = outcome(res.status, res.body);
           if (type) out.fields = Object.keys(type.properties);
           return out;

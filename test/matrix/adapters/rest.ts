@@ -10,7 +10,13 @@ export const restAdapter: ProtocolAdapter = {
   plugins: { rest: true },
   connect(client: Client) {
     const base = client.routes.data;
-    async function send(user: MatrixUser, method: string, path: string, body: unknown, shape: (body: any, out: Outcome) => void): Promise<Outcome> {
+    async function send(
+      user: MatrixUser,
+      method: string,
+      path: string,
+      body: unknown,
+      shape: (body: any, out: Outcome) => void,
+    ): Promise<Outcome> {
       const res = await client.request(user, method, base + path, body);
       const out = outcomeOf(res.status, res.body);
       if (res.status < 300) shape(res.body, out);
@@ -21,7 +27,9 @@ export const restAdapter: ProtocolAdapter = {
       out.total = body.meta?.total;
     };
     const expand = (x: NonNullable<ListQuery['expand']>) =>
-      JSON.stringify(Object.fromEntries(Object.entries(x).map(([f, o]) => [f, { ...o, ...(o.filters ? { filters: specFilter(o.filters) } : {}) }])));
+      JSON.stringify(
+        Object.fromEntries(Object.entries(x).map(([f, o]) => [f, { ...o, ...(o.filters ? { filters: specFilter(o.filters) } : {}) }])),
+      );
     const record = (body: any, out: Outcome) => void (out.record = plainRecord(body));
     const count = (body: any, out: Outcome) => void (out.count = body.count);
     const e = encodeURIComponent;
@@ -40,11 +48,30 @@ export const restAdapter: ProtocolAdapter = {
     return {
       data: {
         list: (user, object, q = {}) => send(user, 'GET', `/${e(object)}${qs(listParams(q))}`, undefined, items),
-        get: (user, object, id, q = {}) => send(user, 'GET', `/${e(object)}/${e(id)}${qs({ fields: q.fields?.join(','), expand: q.expand && expand(q.expand) })}`, undefined, record),
+        get: (user, object, id, q = {}) =>
+          send(
+            user,
+            'GET',
+            `/${e(object)}/${e(id)}${qs({ fields: q.fields?.join(','), expand: q.expand && expand(q.expand) })}`,
+            undefined,
+            record,
+          ),
         count: (user, object, filters) =>
-          send(user, 'GET', `/${e(object)}${qs({ top: '0', filter: filters && JSON.stringify(specFilter(filters)) })}`, undefined, (body, out) => void (out.count = body.meta.total)),
+          send(
+            user,
+            'GET',
+            `/${e(object)}${qs({ top: '0', filter: filters && JSON.stringify(specFilter(filters)) })}`,
+            undefined,
+            (body, out) => void (out.count = body.meta.total),
+          ),
         aggregate: (user, object, q) =>
-          send(user, 'GET', `/${e(object)}${qs({ groupBy: q.groupBy?.join(','), aggregate: JSON.stringify(q.aggregate), filter: q.filters && JSON.stringify(specFilter(q.filters)) })}`, undefined, items),
+          send(
+            user,
+            'GET',
+            `/${e(object)}${qs({ groupBy: q.groupBy?.join(','), aggregate: JSON.stringify(q.aggregate), filter: q.filters && JSON.stringify(specFilter(q.filters)) })}`,
+            undefined,
+            items,
+          ),
         create: (user, object, data) => send(user, 'POST', `/${e(object)}`, data, record),
         createMany: (user, object, data) => send(user, 'POST', `/${e(object)}`, data, items),
         update: (user, object, id, data) => send(user, 'PUT', `/${e(object)}/${e(id)}`, data, record),

@@ -6,7 +6,13 @@ export const rpcAdapter: ProtocolAdapter = {
   name: 'JSON-RPC',
   plugins: { rpc: true },
   connect(client: Client) {
-    async function call(user: MatrixUser, op: string, object: string, args: unknown, shape: (body: any, out: Outcome) => void): Promise<Outcome> {
+    async function call(
+      user: MatrixUser,
+      op: string,
+      object: string,
+      args: unknown,
+      shape: (body: any, out: Outcome) => void,
+    ): Promise<Outcome> {
       const res = await client.request(user, 'POST', client.routes.rpc, { op, object, args });
       const out = outcomeOf(res.status, res.body);
       if (res.status < 300) shape(res.body, out);
@@ -35,14 +41,25 @@ export const rpcAdapter: ProtocolAdapter = {
           call(user, 'findOne', object, q.fields || q.expand ? { ...find(q), filters: [['id', '=', id]] } : id, record),
         count: (user, object, filters) => call(user, 'count', object, filters ? { filters: specFilter(filters) } : {}, count),
         aggregate: (user, object, q) =>
-          call(user, 'find', object, { ...(q.groupBy ? { groupBy: q.groupBy } : {}), aggregate: q.aggregate, ...(q.filters ? { filters: specFilter(q.filters) } : {}) }, items),
+          call(
+            user,
+            'find',
+            object,
+            {
+              ...(q.groupBy ? { groupBy: q.groupBy } : {}),
+              aggregate: q.aggregate,
+              ...(q.filters ? { filters: specFilter(q.filters) } : {}),
+            },
+            items,
+          ),
         create: (user, object, data) => call(user, 'create', object, data, record),
         createMany: (user, object, data) => call(user, 'createMany', object, data, items),
         update: (user, object, id, data) => call(user, 'update', object, { id, data }, record),
         delete: (user, object, id) => call(user, 'delete', object, { id }, record),
         updateMany: (user, object, filters, data) => call(user, 'updateMany', object, { filters, data }, count),
         deleteMany: (user, object, filters) => call(user, 'deleteMany', object, { filters }, count),
-        action: (user, object, action, { id, input }) => call(user, 'action', object, { action, ...(id ? { id } : {}), ...(input ? { input } : {}) }, record),
+        action: (user, object, action, { id, input }) =>
+          call(user, 'action', object, { action, ...(id ? { id } : {}), ...(input ? { input } : {}) }, record),
       },
     };
   },

@@ -10,7 +10,12 @@ import { SAMPLE_METADATA, USERS, type TestServer } from '../../helpers/server';
 import { bearer, expectUnauthorized, hs256, ids, list, rpc, SECRET, startAuthServer } from './helpers';
 
 const REQUIRED = 'Authentication required: send a Bearer token, an X-API-Key header or a session cookie';
-const findProjects = (user?: unknown) => ({ op: 'find', object: 'project', args: { fields: ['id'], sort: [['id', 'asc']] }, ...(user ? { user } : {}) });
+const findProjects = (user?: unknown) => ({
+  op: 'find',
+  object: 'project',
+  args: { fields: ['id'], sort: [['id', 'asc']] },
+  ...(user ? { user } : {}),
+});
 const rpcIds = (res: { status: number; body: any }) => {
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body.items.map((r: { id: string }) => r.id);
@@ -25,7 +30,12 @@ describe('auth: required, anonymous and the body user', () => {
     after(() => s?.stop());
 
     it('answers 401 with a Bearer challenge to a request without credentials, on every protocol', async () => {
-      for (const res of [await list(s, 'account'), await rpc(s, findProjects()), await s.request('GET', '/api/metadata/objects'), await s.request('GET', '/api/nowhere')]) {
+      for (const res of [
+        await list(s, 'account'),
+        await rpc(s, findProjects()),
+        await s.request('GET', '/api/metadata/objects'),
+        await s.request('GET', '/api/nowhere'),
+      ]) {
         expectUnauthorized(res, REQUIRED);
         expect(res.body).to.deep.equal({ error: { code: 'UNAUTHORIZED', message: REQUIRED } });
         expect(res.headers.get('www-authenticate')).to.equal('Bearer');
@@ -70,7 +80,11 @@ describe('auth: required, anonymous and the body user', () => {
     it('still refuses credentials that are present but invalid', async () => {
       const expired = await hs256({ exp: Math.floor(Date.now() / 1000) - 3600 });
       expectUnauthorized(await list(s, 'project', bearer(expired)), 'Bearer token rejected: expired', expired);
-      expectUnauthorized(await list(s, 'project', { 'x-api-key': 'anything-0123456789abcdef' }), 'API key rejected', 'anything-0123456789abcdef');
+      expectUnauthorized(
+        await list(s, 'project', { 'x-api-key': 'anything-0123456789abcdef' }),
+        'API key rejected',
+        'anything-0123456789abcdef',
+      );
     });
 
     it('lets a valid token through as its own user', async () => {
@@ -168,14 +182,22 @@ describe('auth: required, anonymous and the body user', () => {
       expect(await fail({ jwt: { secret: 'short' } })).to.equal("Plugin 'auth': jwt.secret must be at least 32 characters (256 bits) long");
       expect(await fail({ jwt: {} })).to.equal("Plugin 'auth': jwt must set exactly one of secret, publicKey or jwksUrl");
       expect(await fail({ jwt: { jwksUrl: 'ftp://keys.example' } })).to.equal("Plugin 'auth': jwt.jwksUrl must be an http(s) URL");
-      expect(await fail({ jwt: { secret: SECRET, algorithms: ['none'] } })).to.match(/^Plugin 'auth': jwt\.algorithms\[0\] must list algorithms among HS256/);
-      expect(await fail({ jwt: { secret: SECRET, clockTolerance: -1 } })).to.equal("Plugin 'auth': jwt.clockTolerance must not be negative");
-      expect(await fail({ sessions: { store: { redis: { url: 'http://x' } } } })).to.equal("Plugin 'auth': sessions.store.redis.url must be a redis:// or rediss:// URL");
+      expect(await fail({ jwt: { secret: SECRET, algorithms: ['none'] } })).to.match(
+        /^Plugin 'auth': jwt\.algorithms\[0\] must list algorithms among HS256/,
+      );
+      expect(await fail({ jwt: { secret: SECRET, clockTolerance: -1 } })).to.equal(
+        "Plugin 'auth': jwt.clockTolerance must not be negative",
+      );
+      expect(await fail({ sessions: { store: { redis: { url: 'http://x' } } } })).to.equal(
+        "Plugin 'auth': sessions.store.redis.url must be a redis:// or rediss:// URL",
+      );
       expect(await fail({ sessions: { cookie: { name: 'sid' } } })).to.equal("Plugin 'auth': unknown option 'sessions.cookie.name'");
       expect(await fail({ sessions: { ttlSeconds: 0 } })).to.equal("Plugin 'auth': sessions.ttlSeconds must be positive");
       expect(await fail({ anonymous: { roles: 'public' } })).to.equal("Plugin 'auth': anonymous.roles must be a list of strings");
       expect(await fail({ required: 'yes' })).to.equal("Plugin 'auth': required must be true or false");
-      expect(await fail({ allowBodyUser: true })).to.equal("Plugin 'auth': allowBodyUser is not an auth option; set security.allowBodyUser at the top level of the config");
+      expect(await fail({ allowBodyUser: true })).to.equal(
+        "Plugin 'auth': allowBodyUser is not an auth option; set security.allowBodyUser at the top level of the config",
+      );
     });
 
     it('accepts `auth: true` (required, nothing else configured)', async () => {

@@ -46,13 +46,20 @@ describe('auth: API keys', () => {
     const bad = `${await hs256()}x`;
     expectUnauthorized(await list(s, 'project', { ...bearer(bad), 'x-api-key': CAROL_KEY }), 'Bearer token rejected', bad, CAROL_KEY);
     // A good token beside a bad key: the token decides.
-    expect(ids(await list(s, 'project', { ...bearer(await hs256()), 'x-api-key': 'whatever-0123456789abcdef' }))).to.deep.equal(['prj-apollo', 'prj-mercury']);
+    expect(ids(await list(s, 'project', { ...bearer(await hs256()), 'x-api-key': 'whatever-0123456789abcdef' }))).to.deep.equal([
+      'prj-apollo',
+      'prj-mercury',
+    ]);
   });
 
   it('refuses API keys when none are configured', async () => {
     const noKeys = await startAuthServer({ jwt: { secret: SECRET } });
     try {
-      expectUnauthorized(await list(noKeys, 'project', { 'x-api-key': CAROL_KEY }), 'API key rejected: this server accepts no API keys', CAROL_KEY);
+      expectUnauthorized(
+        await list(noKeys, 'project', { 'x-api-key': CAROL_KEY }),
+        'API key rejected: this server accepts no API keys',
+        CAROL_KEY,
+      );
     } finally {
       await noKeys.stop();
     }
@@ -64,13 +71,22 @@ describe('auth: API keys', () => {
         () => 'no error',
         (e: Error) => e.message,
       );
-    expect(await fail([{ keyHash: 'sha256:abc', user: { id: 'a', roles: [] } }])).to.equal("Plugin 'auth': apiKeys[0].keyHash must be 'sha256:' followed by 64 hex digits (objectql hash-key <key>)");
-    expect(await fail([{ key: 'short', user: { id: 'a', roles: [] } }])).to.equal("Plugin 'auth': apiKeys[0].key must be at least 16 characters long");
-    expect(await fail([{ key: CAROL_KEY, keyHash: hashApiKey(CAROL_KEY), user: { id: 'a', roles: [] } }])).to.equal("Plugin 'auth': apiKeys[0] must set exactly one of keyHash or key");
-    expect(await fail([{ key: CAROL_KEY, user: { id: 'a' } }])).to.equal("Plugin 'auth': apiKeys[0].user.roles must be a list of strings");
-    expect(await fail([{ key: CAROL_KEY, user: { id: 'a', roles: [] } }, { keyHash: hashApiKey(CAROL_KEY).toUpperCase().replace('SHA256', 'sha256'), user: { id: 'b', roles: [] } }])).to.equal(
-      "Plugin 'auth': apiKeys[1] is the same key as apiKeys[0]",
+    expect(await fail([{ keyHash: 'sha256:abc', user: { id: 'a', roles: [] } }])).to.equal(
+      "Plugin 'auth': apiKeys[0].keyHash must be 'sha256:' followed by 64 hex digits (objectql hash-key <key>)",
     );
+    expect(await fail([{ key: 'short', user: { id: 'a', roles: [] } }])).to.equal(
+      "Plugin 'auth': apiKeys[0].key must be at least 16 characters long",
+    );
+    expect(await fail([{ key: CAROL_KEY, keyHash: hashApiKey(CAROL_KEY), user: { id: 'a', roles: [] } }])).to.equal(
+      "Plugin 'auth': apiKeys[0] must set exactly one of keyHash or key",
+    );
+    expect(await fail([{ key: CAROL_KEY, user: { id: 'a' } }])).to.equal("Plugin 'auth': apiKeys[0].user.roles must be a list of strings");
+    expect(
+      await fail([
+        { key: CAROL_KEY, user: { id: 'a', roles: [] } },
+        { keyHash: hashApiKey(CAROL_KEY).toUpperCase().replace('SHA256', 'sha256'), user: { id: 'b', roles: [] } },
+      ]),
+    ).to.equal("Plugin 'auth': apiKeys[1] is the same key as apiKeys[0]");
   });
 
   describe('start-up warnings', () => {
@@ -82,7 +98,15 @@ describe('auth: API keys', () => {
 
     /** The warnings logged while a server with these settings starts. */
     async function warnings(auth: Record<string, unknown>, allowBodyUser = false): Promise<string[]> {
-      const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, plugins: { rpc: true, auth }, security: { allowBodyUser } });
+      const kernel = await createKernel({
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'silent',
+        metadata: [SAMPLE_METADATA],
+        datasources: { default: { driver: 'memory' } },
+        plugins: { rpc: true, auth },
+        security: { allowBodyUser },
+      });
       const seen: string[] = [];
       kernel.logger.warn = ((msg: unknown) => void seen.push(String(msg))) as typeof kernel.logger.warn;
       await kernel.start();

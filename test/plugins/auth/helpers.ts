@@ -15,9 +15,16 @@ export function startAuthServer(auth: Record<string, unknown>, config: ObjectQLC
 }
 
 /** A signed JWT: subject `sub`, the given claims, expiring in an hour unless the claims say otherwise. */
-export async function token(key: Uint8Array | CryptoKey | KeyObject, alg: string, claims: JWTPayload = {}, header: Record<string, unknown> = {}): Promise<string> {
+export async function token(
+  key: Uint8Array | CryptoKey | KeyObject,
+  alg: string,
+  claims: JWTPayload = {},
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ sub: 'alice', roles: ['member'], iat: now, exp: now + 3600, ...claims }).setProtectedHeader({ ...header, alg }).sign(key);
+  return new SignJWT({ sub: 'alice', roles: ['member'], iat: now, exp: now + 3600, ...claims })
+    .setProtectedHeader({ ...header, alg })
+    .sign(key);
 }
 
 /** An HS256 token signed with SECRET. */

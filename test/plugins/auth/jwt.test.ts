@@ -31,16 +31,27 @@ describe('auth: Bearer JWT', () => {
 
     it('accepts a valid token, and the permission engine applies to its user', async () => {
       expect(ids(await list(s, 'project', bearer(await hs256())))).to.deep.equal(['prj-apollo', 'prj-mercury']);
-      const projects = (await list(s, 'project', bearer(await hs256())));
+      const projects = await list(s, 'project', bearer(await hs256()));
       for (const p of projects.body.items) expect(p).not.to.have.property('actual_cost');
-      expect(ids(await list(s, 'project', bearer(await hs256({ sub: 'carol', roles: ['manager'] }))))).to.deep.equal(['prj-apollo', 'prj-gemini', 'prj-mercury']);
+      expect(ids(await list(s, 'project', bearer(await hs256({ sub: 'carol', roles: ['manager'] }))))).to.deep.equal([
+        'prj-apollo',
+        'prj-gemini',
+        'prj-mercury',
+      ]);
       // A member may not read expenses at all.
       const expenses = await list(s, 'expense', bearer(await hs256()));
       expect(expenses.status).to.equal(403);
       // The same through JSON-RPC.
-      const rpc = await s.rpc({ op: 'find', object: 'task', args: { fields: ['id'], sort: [['id', 'asc']] } }, bearer(await hs256({ sub: 'bob' })));
+      const rpc = await s.rpc(
+        { op: 'find', object: 'task', args: { fields: ['id'], sort: [['id', 'asc']] } },
+        bearer(await hs256({ sub: 'bob' })),
+      );
       expect(rpc.status, JSON.stringify(rpc.body)).to.equal(200);
-      expect(rpc.body.items.map((t: { id: string }) => t.id)).to.deep.equal(['tsk-apollo-api', 'tsk-gemini-kickoff', 'tsk-gemini-research']);
+      expect(rpc.body.items.map((t: { id: string }) => t.id)).to.deep.equal([
+        'tsk-apollo-api',
+        'tsk-gemini-kickoff',
+        'tsk-gemini-research',
+      ]);
     });
 
     it('keeps the other claims as free keys of the user context', async () => {
@@ -81,8 +92,16 @@ describe('auth: Bearer JWT', () => {
     });
 
     it('refuses malformed tokens, other schemes and a token without a subject', async () => {
-      expectUnauthorized(await list(s, 'project', bearer('not-a-jwt-at-all-0123456789')), 'Bearer token rejected: malformed token', 'not-a-jwt-at-all-0123456789');
-      expectUnauthorized(await list(s, 'project', { authorization: 'Basic YWxpY2U6c2VjcmV0LXBhc3N3b3Jk' }), 'must be "Bearer <token>"', 'YWxpY2U6c2VjcmV0LXBhc3N3b3Jk');
+      expectUnauthorized(
+        await list(s, 'project', bearer('not-a-jwt-at-all-0123456789')),
+        'Bearer token rejected: malformed token',
+        'not-a-jwt-at-all-0123456789',
+      );
+      expectUnauthorized(
+        await list(s, 'project', { authorization: 'Basic YWxpY2U6c2VjcmV0LXBhc3N3b3Jk' }),
+        'must be "Bearer <token>"',
+        'YWxpY2U6c2VjcmV0LXBhc3N3b3Jk',
+      );
       expectUnauthorized(await list(s, 'project', { authorization: '' }), 'must be "Bearer <token>"');
       const anonymousToken = await hs256({ sub: undefined });
       expectUnauthorized(await list(s, 'project', bearer(anonymousToken)), "'sub' claim is missing", anonymousToken);
@@ -99,7 +118,9 @@ describe('auth: Bearer JWT', () => {
   describe('issuer and audience', () => {
     let s: TestServer;
     before(async () => {
-      s = await startAuthServer({ jwt: { secret: SECRET, issuer: 'https://issuer.example', audience: ['objectql', 'other'], clockTolerance: 0 } });
+      s = await startAuthServer({
+        jwt: { secret: SECRET, issuer: 'https://issuer.example', audience: ['objectql', 'other'], clockTolerance: 0 },
+      });
     });
     after(() => s?.stop());
 
@@ -148,10 +169,15 @@ describe('auth: Bearer JWT', () => {
 
     it('follows a dotted path (realm_access.roles) and a custom id claim', async () => {
       const s = await start({ rolesClaim: 'realm_access.roles', idClaim: 'preferred_username' });
-      const user = await whoAmI(s, bearer(await hs256({ sub: 'f81d4fae', preferred_username: 'carol', roles: undefined, realm_access: { roles: ['manager'] } })));
+      const user = await whoAmI(
+        s,
+        bearer(await hs256({ sub: 'f81d4fae', preferred_username: 'carol', roles: undefined, realm_access: { roles: ['manager'] } })),
+      );
       expect(user).to.include({ id: 'carol', sub: 'f81d4fae' });
       expect(user.roles).to.deep.equal(['manager']);
-      expect(ids(await list(s, 'project', bearer(await hs256({ preferred_username: 'alice', realm_access: { roles: ['member'] } }))))).to.deep.equal(['prj-apollo', 'prj-mercury']);
+      expect(
+        ids(await list(s, 'project', bearer(await hs256({ preferred_username: 'alice', realm_access: { roles: ['member'] } })))),
+      ).to.deep.equal(['prj-apollo', 'prj-mercury']);
     });
 
     it('reads a namespaced claim whose name holds dots', async () => {
@@ -184,7 +210,9 @@ describe('auth: Bearer JWT', () => {
     });
 
     it('accepts ES256 tokens', async () => {
-      expect(ids(await list(es, 'project', bearer(await token(ec.privateKey, 'ES256', { sub: 'carol', roles: ['manager'] }))))).to.have.length(3);
+      expect(
+        ids(await list(es, 'project', bearer(await token(ec.privateKey, 'ES256', { sub: 'carol', roles: ['manager'] })))),
+      ).to.have.length(3);
     });
 
     it('refuses an HS256 token signed with the public key text (algorithm confusion)', async () => {
@@ -208,8 +236,12 @@ describe('auth: Bearer JWT', () => {
           () => 'no error',
           (e: Error) => e.message,
         );
-      expect(await fail({ publicKey: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' })).to.match(/^Plugin 'auth': jwt\.publicKey must be a PEM public key/);
-      expect(await fail({ publicKey: rsaPem, algorithms: ['ES256'] })).to.include("Plugin 'auth': jwt.algorithms ES256 do not fit the rsa key");
+      expect(await fail({ publicKey: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' })).to.match(
+        /^Plugin 'auth': jwt\.publicKey must be a PEM public key/,
+      );
+      expect(await fail({ publicKey: rsaPem, algorithms: ['ES256'] })).to.include(
+        "Plugin 'auth': jwt.algorithms ES256 do not fit the rsa key",
+      );
       expect(await fail({ publicKey: ecPem, algorithms: ['HS256'] })).to.include('jwt.algorithms must not include HS256');
     });
   });
@@ -243,8 +275,13 @@ describe('auth: Bearer JWT', () => {
     });
 
     it('verifies RS256 and ES256 tokens with the key their kid names', async () => {
-      expect(ids(await list(s, 'project', bearer(await token(rsa.privateKey, 'RS256', {}, { kid: 'rsa-1' }))))).to.deep.equal(['prj-apollo', 'prj-mercury']);
-      expect(ids(await list(s, 'project', bearer(await token(ec.privateKey, 'ES256', { sub: 'carol', roles: ['manager'] }, { kid: 'ec-1' }))))).to.have.length(3);
+      expect(ids(await list(s, 'project', bearer(await token(rsa.privateKey, 'RS256', {}, { kid: 'rsa-1' }))))).to.deep.equal([
+        'prj-apollo',
+        'prj-mercury',
+      ]);
+      expect(
+        ids(await list(s, 'project', bearer(await token(ec.privateKey, 'ES256', { sub: 'carol', roles: ['manager'] }, { kid: 'ec-1' })))),
+      ).to.have.length(3);
       expect(fetches).to.be.greaterThan(0);
     });
 
@@ -268,7 +305,10 @@ describe('auth: Bearer JWT', () => {
         const t = await token(rsa.privateKey, 'RS256', {}, { kid: 'rsa-1' });
         const res = await list(down, 'project', bearer(t));
         expect(res.status).to.equal(500);
-        expect(res.body.error).to.include({ code: 'INTERNAL_ERROR', message: 'Bearer token could not be verified: signing keys are unavailable' });
+        expect(res.body.error).to.include({
+          code: 'INTERNAL_ERROR',
+          message: 'Bearer token could not be verified: signing keys are unavailable',
+        });
         expect(JSON.stringify(res.body)).not.to.include(t.split('.')[2]);
       } finally {
         await down.stop();

@@ -13,7 +13,6 @@ import { cookiePair, expectUnauthorized, ids, list, sleep, startAuthServer } fro
 
 const KEY = 'carol-api-key-0123456789abcdef';
 
-
 describe('auth: sessions (Redis store)', () => {
   let url: string;
   let redis: Redis;
@@ -21,7 +20,10 @@ describe('auth: sessions (Redis store)', () => {
   const servers: TestServer[] = [];
 
   const start = async (ttlSeconds = 3600) => {
-    const s = await startAuthServer({ apiKeys: [{ key: KEY, user: { id: 'carol', roles: ['manager'] } }], sessions: { store: { redis: { url, keyPrefix } }, ttlSeconds } });
+    const s = await startAuthServer({
+      apiKeys: [{ key: KEY, user: { id: 'carol', roles: ['manager'] } }],
+      sessions: { store: { redis: { url, keyPrefix } }, ttlSeconds },
+    });
     servers.push(s);
     return s;
   };
@@ -102,7 +104,10 @@ describe('auth: sessions (Redis store)', () => {
       datasources: { default: { driver: 'memory' } },
       plugins: { auth: { sessions: { store: { redis: { url: 'redis://user:pw@127.0.0.1:1' } } } } },
     });
-    const err = await kernel.start().then(() => undefined, (e: Error) => e);
+    const err = await kernel.start().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).to.match(/^Plugin 'auth': cannot connect to the session store at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/);
   });
 });

@@ -19,7 +19,11 @@ async function createSession(s: TestServer, headers: Record<string, string>): Pr
 describe('auth: sessions (memory store)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startAuthServer({ jwt: { secret: SECRET }, apiKeys: [{ key: KEY, user: { id: 'bob', roles: ['member'] } }], sessions: { ttlSeconds: 3600 } });
+    s = await startAuthServer({
+      jwt: { secret: SECRET },
+      apiKeys: [{ key: KEY, user: { id: 'bob', roles: ['member'] } }],
+      sessions: { ttlSeconds: 3600 },
+    });
   });
   after(() => s?.stop());
 
@@ -54,7 +58,11 @@ describe('auth: sessions (memory store)', () => {
     expect(ended.status).to.equal(204);
     expect(ended.headers.get('set-cookie')).to.match(/^session_id=; HttpOnly; SameSite=Lax; Path=\/; Max-Age=0/);
 
-    for (const [method, path] of [['GET', '/api/auth/session'], ['DELETE', '/api/auth/session'], ['GET', '/api/data/project']]) {
+    for (const [method, path] of [
+      ['GET', '/api/auth/session'],
+      ['DELETE', '/api/auth/session'],
+      ['GET', '/api/data/project'],
+    ]) {
       const res = await s.request(method, path, undefined, { cookie });
       expectUnauthorized(res, 'Session cookie rejected: session expired or ended', id);
       // The refused cookie is cleared in the browser.
@@ -64,13 +72,20 @@ describe('auth: sessions (memory store)', () => {
 
   it('GET and DELETE without a session are 401; other credentials are not a session', async () => {
     expectUnauthorized(await s.request('GET', '/api/auth/session'), 'Authentication required');
-    expectUnauthorized(await s.request('GET', '/api/auth/session', undefined, bearer(await hs256())), 'No session: send the session_id cookie');
+    expectUnauthorized(
+      await s.request('GET', '/api/auth/session', undefined, bearer(await hs256())),
+      'No session: send the session_id cookie',
+    );
     expectUnauthorized(await s.request('DELETE', '/api/auth/session', undefined, { 'x-api-key': KEY }), 'No session');
   });
 
   it('refuses to make a session from a session cookie, and an unknown or malformed cookie', async () => {
     const { cookie, id } = await createSession(s, { 'x-api-key': KEY });
-    expectUnauthorized(await s.request('POST', '/api/auth/session', undefined, { cookie }), 'A session is created from a Bearer token or an X-API-Key header', id);
+    expectUnauthorized(
+      await s.request('POST', '/api/auth/session', undefined, { cookie }),
+      'A session is created from a Bearer token or an X-API-Key header',
+      id,
+    );
     const unknown = 'A'.repeat(43);
     expectUnauthorized(await list(s, 'project', { cookie: `session_id=${unknown}` }), 'session expired or ended', unknown);
     expectUnauthorized(await list(s, 'project', { cookie: 'session_id=../../etc/passwd' }), 'session expired or ended');
@@ -118,7 +133,10 @@ describe('auth: sessions (memory store)', () => {
   });
 
   it('sets SameSite=Strict and Secure when configured; a session path of its own', async () => {
-    const strict = await startAuthServer({ apiKeys: [{ key: KEY, user: { id: 'bob', roles: ['member'] } }], sessions: { path: '/v2/login/', cookie: { sameSite: 'strict', secure: true } } });
+    const strict = await startAuthServer({
+      apiKeys: [{ key: KEY, user: { id: 'bob', roles: ['member'] } }],
+      sessions: { path: '/v2/login/', cookie: { sameSite: 'strict', secure: true } },
+    });
     try {
       expect((await strict.request('POST', '/api/auth/session', undefined, { 'x-api-key': KEY })).status).to.equal(404);
       const res = await strict.request('POST', '/v2/login/session', undefined, { 'x-api-key': KEY });
@@ -147,7 +165,10 @@ describe('auth: sessions (memory store)', () => {
       required: true,
       routes: ['POST /api/auth/session', 'GET /api/auth/session', 'DELETE /api/auth/session'],
     });
-    const withDocs = await startAuthServer({ apiKeys: [{ key: KEY, user: { id: 'bob', roles: [] } }], sessions: true }, { plugins: { openapi: true } });
+    const withDocs = await startAuthServer(
+      { apiKeys: [{ key: KEY, user: { id: 'bob', roles: [] } }], sessions: true },
+      { plugins: { openapi: true } },
+    );
     try {
       const doc = (await withDocs.request('GET', '/api/objectql/openapi.json')).body;
       expect(doc.security).to.deep.equal([{ bearerAuth: [] }, { apiKey: [] }, { sessionCookie: [] }]);

@@ -10,7 +10,12 @@ import { SessionManager } from '../../../plugins/auth/sessions';
 describe('auth: units', () => {
   describe('userFromClaims', () => {
     it('takes id and roles from the configured claims and keeps the rest', () => {
-      expect(userFromClaims({ sub: 'u1', roles: ['a'], iss: 'x', exp: 1 }, 'sub', 'roles')).to.deep.equal({ id: 'u1', roles: ['a'], iss: 'x', exp: 1 });
+      expect(userFromClaims({ sub: 'u1', roles: ['a'], iss: 'x', exp: 1 }, 'sub', 'roles')).to.deep.equal({
+        id: 'u1',
+        roles: ['a'],
+        iss: 'x',
+        exp: 1,
+      });
       expect(userFromClaims({ sub: 'u1', scope: 'read write' }, 'sub', 'scope').roles).to.deep.equal(['read', 'write']);
       expect(userFromClaims({ sub: 'u1', a: { b: { c: ['x'] } } }, 'sub', 'a.b.c').roles).to.deep.equal(['x']);
       expect(userFromClaims({ sub: 'u1', a: ['x'] }, 'sub', 'a.length').roles).to.deep.equal([]);
@@ -28,7 +33,10 @@ describe('auth: units', () => {
     it('finds the user of any configured key and refuses others', () => {
       const table = new ApiKeyTable([
         { key: 'first-key-0123456789', user: { id: 'a', roles: [] } },
-        { keyHash: hashApiKey('second-key-0123456789').toUpperCase().replace('SHA256', 'sha256'), user: { id: 'b', roles: ['r'], extra: 1 } },
+        {
+          keyHash: hashApiKey('second-key-0123456789').toUpperCase().replace('SHA256', 'sha256'),
+          user: { id: 'b', roles: ['r'], extra: 1 },
+        },
       ]);
       expect(table.lookup('first-key-0123456789').id).to.equal('a');
       expect(table.lookup('second-key-0123456789')).to.deep.equal({ id: 'b', roles: ['r'], extra: 1 });

@@ -26,14 +26,16 @@ describe('files: attachment values on records (SQLite)', () => {
     security: { allowBodyUser: true },
     plugins: { rpc: true, files: { storage: { type: 'local' as const, baseDir: join(storeDir, 'uploads') } } },
   });
-  const rpc = async (user: object, op: string, args: unknown) => (await s.rpc({ op, object: 'doc', args, user }));
+  const rpc = async (user: object, op: string, args: unknown) => await s.rpc({ op, object: 'doc', args, user });
   const stored = async () => (await readdir(join(dir, 'uploads'))).filter((n) => !n.startsWith('.')).sort();
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'oql-attach-'));
     s = await startServer(config(dir), { identityFromHeader: true });
     files = filesClient(s);
-    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
   });
   after(async () => {
     await s?.stop();
@@ -60,7 +62,9 @@ describe('files: attachment values on records (SQLite)', () => {
     const withGallery = await rpc(alice, 'find', { filters: [['gallery', '!=', null]], fields: ['name'] });
     expect(withGallery.body.items.map((d: any) => d.name)).to.deep.equal(['pics']);
     const withoutPhoto = await rpc(alice, 'find', { filters: [['photo', '=', null]], fields: ['name'] });
-    expect(withoutPhoto.body.items.map((d: any) => d.name)).to.include('one').and.not.include('pics');
+    expect(withoutPhoto.body.items.map((d: any) => d.name))
+      .to.include('one')
+      .and.not.include('pics');
   });
 
   it('an image on a file field is a plain file attachment (no image keys), uploaded for it or not', async () => {
@@ -76,7 +80,10 @@ describe('files: attachment values on records (SQLite)', () => {
   });
 
   it('refuses a file that does not exist, naming the field', async () => {
-    const r = await rpc(alice, 'create', { name: 'x', attachment: { id: 'abcdef0123456789abcdef0123456789.txt', name: 'x.txt', url: '/api/files/x', size: 3, type: 'text/plain' } });
+    const r = await rpc(alice, 'create', {
+      name: 'x',
+      attachment: { id: 'abcdef0123456789abcdef0123456789.txt', name: 'x.txt', url: '/api/files/x', size: 3, type: 'text/plain' },
+    });
     expect(r.status).to.equal(400);
     expect(r.body.error.code).to.equal('VALIDATION_ERROR');
     expect(r.body.error.details.fields).to.have.key('attachment');
@@ -176,7 +183,11 @@ describe('files: attachment values on records (SQLite)', () => {
 describe('files: uploads never attached', () => {
   it('are deleted once older than orphanTtl; attached ones are kept', async function () {
     const s = await startServer(
-      { metadata: [SAMPLE_METADATA, FIXTURES], security: { allowBodyUser: true }, plugins: { rpc: true, files: { storage: { type: 'memory' }, orphanTtl: 0.4 } } },
+      {
+        metadata: [SAMPLE_METADATA, FIXTURES],
+        security: { allowBodyUser: true },
+        plugins: { rpc: true, files: { storage: { type: 'memory' }, orphanTtl: 0.4 } },
+      },
       { identityFromHeader: true },
     );
     try {
@@ -186,7 +197,8 @@ describe('files: uploads never attached', () => {
       expect((await s.rpc({ op: 'create', object: 'doc', args: { name: 'h', attachment: held }, user: alice })).status).to.equal(200);
       // The sweep runs every orphanTtl / 4: wait (bounded) until it has removed the loose file.
       const deadline = Date.now() + 5000;
-      while ((await files.get(`/${loose.id}`, {}, alice)).status === 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while ((await files.get(`/${loose.id}`, {}, alice)).status === 200 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect((await files.get(`/${loose.id}`, {}, alice)).status).to.equal(404);
       expect((await files.get(`/${held.id}`, {}, alice)).status).to.equal(200);
     } finally {
@@ -222,7 +234,12 @@ describe('files: attachments through OData and GraphQL', () => {
 
   it('OData: the same rule, in the OData error format', async () => {
     const theirs = await filesClient(s).upload(bob, 'bob only', 'b.txt');
-    const r = await s.request('POST', '/odata/doc', { name: 'o', attachment: JSON.stringify(theirs) }, { 'x-test-user': JSON.stringify(alice) });
+    const r = await s.request(
+      'POST',
+      '/odata/doc',
+      { name: 'o', attachment: JSON.stringify(theirs) },
+      { 'x-test-user': JSON.stringify(alice) },
+    );
     expect(r.status).to.equal(403);
     expect(r.body.error.code).to.equal('FILE_ACCESS_DENIED');
   });

@@ -66,10 +66,18 @@ export interface Sent {
  * comes from `chunks` — written one chunk at a time, waiting for 'drain', hashed on the way. The
  * Content-Length is computed up front, as a browser or curl would send it.
  */
-export async function postMultipart(url: string, headers: Record<string, string>, fields: Record<string, string>, fileName: string, size: number, chunks: Iterable<Buffer>): Promise<Sent> {
+export async function postMultipart(
+  url: string,
+  headers: Record<string, string>,
+  fields: Record<string, string>,
+  fileName: string,
+  size: number,
+  chunks: Iterable<Buffer>,
+): Promise<Sent> {
   const boundary = `----objectql-streaming-${randomBytes(16).toString('hex')}`;
   let head = '';
-  for (const [name, value] of Object.entries(fields)) head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  for (const [name, value] of Object.entries(fields))
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
   const prefix = Buffer.from(head, 'utf8');
   const suffix = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
@@ -80,7 +88,11 @@ export async function postMultipart(url: string, headers: Record<string, string>
     path: target.pathname,
     method: 'POST',
     agent: false,
-    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(prefix.length + size + suffix.length) },
+    headers: {
+      ...headers,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(prefix.length + size + suffix.length),
+    },
   });
   let answered = false;
   const response = new Promise<{ status: number; headers: IncomingHttpHeaders; body: any }>((done, fail) => {
@@ -138,18 +150,29 @@ export interface Fetched {
 export function getStreamed(url: string, headers: Record<string, string>, keep = false): Promise<Fetched> {
   const target = new URL(url);
   return new Promise((done, fail) => {
-    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', agent: false, headers }, (res) => {
-      const hash = createHash('sha256');
-      const kept: Buffer[] = [];
-      let bytes = 0;
-      res.on('data', (c: Buffer) => {
-        hash.update(c);
-        bytes += c.length;
-        if (keep) kept.push(c);
-      });
-      res.once('error', fail);
-      res.once('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, bytes, sha256: hash.digest('hex'), ...(keep ? { body: Buffer.concat(kept) } : {}) }));
-    });
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', agent: false, headers },
+      (res) => {
+        const hash = createHash('sha256');
+        const kept: Buffer[] = [];
+        let bytes = 0;
+        res.on('data', (c: Buffer) => {
+          hash.update(c);
+          bytes += c.length;
+          if (keep) kept.push(c);
+        });
+        res.once('error', fail);
+        res.once('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            bytes,
+            sha256: hash.digest('hex'),
+            ...(keep ? { body: Buffer.concat(kept) } : {}),
+          }),
+        );
+      },
+    );
     req.once('error', fail);
     req.end();
   });
@@ -185,7 +208,8 @@ export function procMemory(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 
 /** Why the test cannot run here, or undefined when /proc gives a process's peak resident memory. */
 export function procUnavailable(): string | undefined {
-  if (!existsSync('/proc/self/status')) return '/proc is not available (the peak resident memory of the server is read from /proc/<pid>/status)';
+  if (!existsSync('/proc/self/status'))
+    return '/proc is not available (the peak resident memory of the server is read from /proc/<pid>/status)';
   try {
     procMemory(process.pid, 'VmHWM');
     return undefined;

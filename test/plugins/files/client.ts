@@ -6,7 +6,8 @@ export type FilePart = [part: string, content: Buffer | string, name: string];
 export function form(parts: Record<string, string>, files: FilePart[]): FormData {
   const f = new FormData();
   for (const [k, v] of Object.entries(parts)) f.append(k, v);
-  for (const [part, content, name] of files) f.append(part, new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
+  for (const [part, content, name] of files)
+    f.append(part, new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
   return f;
 }
 

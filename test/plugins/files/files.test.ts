@@ -19,11 +19,19 @@ describe('files plugin', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'oql-files-'));
     s = await startServer(
-      { metadata: [SAMPLE_METADATA, FIXTURES], security: { allowBodyUser: true }, plugins: { files: { storage: { type: 'local', baseDir: dir } }, rpc: true } },
+      {
+        metadata: [SAMPLE_METADATA, FIXTURES],
+        security: { allowBodyUser: true },
+        plugins: { files: { storage: { type: 'local', baseDir: dir } }, rpc: true },
+      },
       { identityFromHeader: true },
     );
-    png = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
-    bigPng = await sharp({ create: { width: 800, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer();
+    png = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+      .png()
+      .toBuffer();
+    bigPng = await sharp({ create: { width: 800, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+      .png()
+      .toBuffer();
   });
   after(async () => {
     await s?.stop();
@@ -31,7 +39,8 @@ describe('files plugin', () => {
   });
 
   const post = (path: string, body: FormData, user: object | null = USERS.alice) => filesClient(s).post(path, body, user);
-  const get = (path: string, headers: Record<string, string> = {}, user: object | null = USERS.alice) => filesClient(s).get(path, headers, user);
+  const get = (path: string, headers: Record<string, string> = {}, user: object | null = USERS.alice) =>
+    filesClient(s).get(path, headers, user);
 
   describe('upload', () => {
     it('stores a text file and returns the attachment', async () => {
@@ -67,7 +76,11 @@ describe('files plugin', () => {
     });
 
     it('400 naming an unknown or non-file field', async () => {
-      for (const [object, field] of [['doc', 'name'], ['doc', 'nope'], ['nothing', 'x']]) {
+      for (const [object, field] of [
+        ['doc', 'name'],
+        ['doc', 'nope'],
+        ['nothing', 'x'],
+      ]) {
         const { status, body } = await post('/upload', form({ object, field }, [['file', 'abc', 'a.txt']]));
         expect(status).to.equal(400);
         expect(body.error.code).to.equal('FILE_VALIDATION_ERROR');
@@ -113,7 +126,9 @@ describe('files plugin', () => {
     });
 
     it('IMAGE_DIMENSIONS_INVALID below min_height, naming the bounds', async () => {
-      const flat = await sharp({ create: { width: 100, height: 10, channels: 3, background: '#888' } }).png().toBuffer();
+      const flat = await sharp({ create: { width: 100, height: 10, channels: 3, background: '#888' } })
+        .png()
+        .toBuffer();
       const { status, body } = await post('/upload', form({ object: 'doc', field: 'photo' }, [['file', flat, 'flat.png']]));
       expect(status).to.equal(400);
       expect(body.error.code).to.equal('IMAGE_DIMENSIONS_INVALID');
@@ -161,11 +176,23 @@ describe('files plugin', () => {
     });
 
     it('batch: several files at once; one failure stores none', async () => {
-      let r = await post('/upload/batch', form({ object: 'doc', field: 'attachment' }, [['files', 'one!', 'one.txt'], ['files', png, 'two.png']]));
+      let r = await post(
+        '/upload/batch',
+        form({ object: 'doc', field: 'attachment' }, [
+          ['files', 'one!', 'one.txt'],
+          ['files', png, 'two.png'],
+        ]),
+      );
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
       expect(r.body.data.map((a: any) => a.name)).to.deep.equal(['one.txt', 'two.png']);
       const before = (await readdir(dir)).length;
-      r = await post('/upload/batch', form({ object: 'doc', field: 'attachment' }, [['files', 'fine', 'ok.txt'], ['files', 'x'.repeat(3000), 'big.txt']]));
+      r = await post(
+        '/upload/batch',
+        form({ object: 'doc', field: 'attachment' }, [
+          ['files', 'fine', 'ok.txt'],
+          ['files', 'x'.repeat(3000), 'big.txt'],
+        ]),
+      );
       expect(r.status).to.equal(413);
       expect((await readdir(dir)).length).to.equal(before);
     });
@@ -215,10 +242,13 @@ describe('files plugin', () => {
       // A raw path with dot segments, not normalised by the client.
       const status = await new Promise<number>((done, fail) => {
         const u = new URL(s.url);
-        const req = httpRequest({ host: u.hostname, port: u.port, path: '/api/files/%2e%2e/%2e%2e/etc/passwd', headers: as(USERS.alice) }, (res) => {
-          res.resume();
-          done(res.statusCode ?? 0);
-        });
+        const req = httpRequest(
+          { host: u.hostname, port: u.port, path: '/api/files/%2e%2e/%2e%2e/etc/passwd', headers: as(USERS.alice) },
+          (res) => {
+            res.resume();
+            done(res.statusCode ?? 0);
+          },
+        );
         req.on('error', fail);
         req.end();
       });

@@ -27,7 +27,13 @@ describe('files: several instances', () => {
 
   async function start(v: string, files: Record<string, unknown>, datasource = { driver: 'memory' as const }) {
     const s = await startServer(
-      { metadata: [SAMPLE_METADATA, FIXTURES], routes: routes(v), datasources: { default: datasource }, security: { allowBodyUser: true }, plugins: { rpc: true, files } },
+      {
+        metadata: [SAMPLE_METADATA, FIXTURES],
+        routes: routes(v),
+        datasources: { default: datasource },
+        security: { allowBodyUser: true },
+        plugins: { rpc: true, files },
+      },
       { identityFromHeader: true },
     );
     servers.push(s);
@@ -37,7 +43,9 @@ describe('files: several instances', () => {
   it('each kernel answers under its own prefix, from its own storage', async () => {
     const v1 = await start('v1', { storage: { type: 'memory' } });
     const v2 = await start('v2', { storage: { type: 'memory' } });
-    const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#0f0' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#0f0' } })
+      .png()
+      .toBuffer();
     const a = await filesClient(v1, '/v1/files').upload(USERS.alice, png, 'g.png');
     expect(a.url).to.equal(`/v1/files/${a.id}`);
     expect(a.thumbnail_url).to.equal(`/v1/files/${a.id}/thumbnail?size=small`);

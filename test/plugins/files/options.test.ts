@@ -66,7 +66,10 @@ describe('files plugin options', () => {
   });
 
   it('names a custom storage module that is missing or exports no backend', async () => {
-    for (const [module, message] of [['./storage-module/none.ts', /storage\.module.*none\.ts/], ['./storage-module/not-a-backend.ts', /must export a backend/]] as const) {
+    for (const [module, message] of [
+      ['./storage-module/none.ts', /storage\.module.*none\.ts/],
+      ['./storage-module/not-a-backend.ts', /must export a backend/],
+    ] as const) {
       let error: unknown;
       try {
         const s = await startServer({ baseDir: __dirname, plugins: { files: { storage: { type: 'custom', module } } } });
@@ -89,7 +92,10 @@ describe('files plugin options', () => {
       expect(r.upload.url).to.equal(`https://api.example/files/${r.upload.id}`);
       expect(await readdir(dir)).to.include(r.upload.id);
     } finally {
-      for (const [key, value] of [['SERVICE_UPLOAD_DIR', saved.dir], ['SERVICE_BASE_URL', saved.url]] as const) {
+      for (const [key, value] of [
+        ['SERVICE_UPLOAD_DIR', saved.dir],
+        ['SERVICE_BASE_URL', saved.url],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
@@ -98,8 +104,19 @@ describe('files plugin options', () => {
   });
 
   it('a full storage is STORAGE_QUOTA_EXCEEDED (507), any other backend failure UPLOAD_FAILED (500)', async () => {
-    for (const [thrown, status, code] of [[Object.assign(new Error('no space left'), { code: 'ENOSPC' }), 507, 'STORAGE_QUOTA_EXCEEDED'], [Object.assign(new Error('quota'), { code: 'STORAGE_QUOTA_EXCEEDED' }), 507, 'STORAGE_QUOTA_EXCEEDED'], [new Error('bucket on fire'), 500, 'UPLOAD_FAILED']] as const) {
-      const module = { save: async () => { throw thrown; }, get: async () => null, delete: async () => false, getPublicUrl: (id: string) => `/x/${id}` };
+    for (const [thrown, status, code] of [
+      [Object.assign(new Error('no space left'), { code: 'ENOSPC' }), 507, 'STORAGE_QUOTA_EXCEEDED'],
+      [Object.assign(new Error('quota'), { code: 'STORAGE_QUOTA_EXCEEDED' }), 507, 'STORAGE_QUOTA_EXCEEDED'],
+      [new Error('bucket on fire'), 500, 'UPLOAD_FAILED'],
+    ] as const) {
+      const module = {
+        save: async () => {
+          throw thrown;
+        },
+        get: async () => null,
+        delete: async () => false,
+        getPublicUrl: (id: string) => `/x/${id}`,
+      };
       const s = await startServer({ plugins: { files: { storage: { type: 'custom', module } } } }, { identityFromHeader: true });
       try {
         const form = new FormData();
@@ -126,7 +143,13 @@ describe('files plugin options', () => {
   });
 
   it('refuses unknown or wrong options at start-up', async () => {
-    for (const files of <Array<Record<string, unknown>>>[{ storage: { type: 's3' } }, { nope: 1 }, { storage: { type: 'custom', module: {} } }, { maxFileSize: -1 }, { orphanTtl: -1 }]) {
+    for (const files of <Array<Record<string, unknown>>>[
+      { storage: { type: 's3' } },
+      { nope: 1 },
+      { storage: { type: 'custom', module: {} } },
+      { maxFileSize: -1 },
+      { orphanTtl: -1 },
+    ]) {
       let error: unknown;
       try {
         const s = await startServer({ plugins: { files } });

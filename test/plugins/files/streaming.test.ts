@@ -20,7 +20,18 @@ import { mkdir, mkdtemp, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hashApiKey } from '../../../plugins/auth/api-keys';
-import { contentGenerator, freePort, getStreamed, listTree, mib, MiB, postMultipart, procMemory, procUnavailable, sha256OfFile } from './big-upload';
+import {
+  contentGenerator,
+  freePort,
+  getStreamed,
+  listTree,
+  mib,
+  MiB,
+  postMultipart,
+  procMemory,
+  procUnavailable,
+  sha256OfFile,
+} from './big-upload';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -42,7 +53,6 @@ const API_KEY = 'streaming-test-key-0123456789';
 const FILE_NAME = 'big.bin';
 const START_MS = 30_000;
 
-
 describe('files plugin: uploads and downloads far larger than memory, streamed', function () {
   this.timeout(180_000);
 
@@ -60,7 +70,8 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
   const auth = { 'x-api-key': API_KEY };
 
   const pid = () => child!.pid!;
-  const childState = () => `child ${child?.exitCode === null && child?.signalCode === null ? 'running' : `exited (${child?.exitCode ?? child?.signalCode})`}; its output:\n${output.slice(-4000)}`;
+  const childState = () =>
+    `child ${child?.exitCode === null && child?.signalCode === null ? 'running' : `exited (${child?.exitCode ?? child?.signalCode})`}; its output:\n${output.slice(-4000)}`;
   /** Records the child's peak resident memory for `phase` and checks it against the ceiling. */
   const checkPeak = (phase: string) => {
     const peak = procMemory(pid(), 'VmHWM');
@@ -85,7 +96,9 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
     tmp = await mkdtemp(join(tmpdir(), 'oql-streaming-'));
     const disk = await statfs(tmp);
     if (disk.bavail * disk.bsize < FILE_SIZE + 256 * MiB) {
-      console.log(`      skipping the streaming tests: ${mib(disk.bavail * disk.bsize)} free on ${tmpdir()}, the file needs ${mib(FILE_SIZE)}`);
+      console.log(
+        `      skipping the streaming tests: ${mib(disk.bavail * disk.bsize)} free on ${tmpdir()}, the file needs ${mib(FILE_SIZE)}`,
+      );
       this.skip();
     }
     uploadDir = join(tmp, 'uploads');
@@ -95,7 +108,10 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
       join(tmp, 'meta', 'blob.object.yml'),
       `fields:\n  name: {type: text}\n  content: {type: file, max_size: ${BIG_MAX}}\n  capped: {type: file, max_size: ${CAPPED_MAX}}\n`,
     );
-    await writeFile(join(tmp, 'meta', 'blob.permission.yml'), 'permissions:\n  - profile: uploader\n    allow_read: true\n    allow_create: true\n    allow_edit: true\n');
+    await writeFile(
+      join(tmp, 'meta', 'blob.permission.yml'),
+      'permissions:\n  - profile: uploader\n    allow_read: true\n    allow_create: true\n    allow_edit: true\n',
+    );
     const config = {
       host: '127.0.0.1',
       logLevel: 'warn',
@@ -114,11 +130,26 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
     const { PORT: _port, ...env } = process.env;
     // `objectql serve` from the sources: what bin/objectql.js does with dist/bin/cli.js.
     const runner = `require(${JSON.stringify(join(ROOT, 'bin/cli.ts'))}).main(process.argv.slice(1)).then((code) => { if (code !== 0) process.exit(code); });`;
-    child = spawn(process.execPath, [`--max-old-space-size=${CHILD_HEAP_MB}`, '--require', require.resolve('tsx/cjs'), '-e', runner, 'serve', '--config', configFile, '--port', String(port)], {
-      cwd: tmp,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        `--max-old-space-size=${CHILD_HEAP_MB}`,
+        '--require',
+        require.resolve('tsx/cjs'),
+        '-e',
+        runner,
+        'serve',
+        '--config',
+        configFile,
+        '--port',
+        String(port),
+      ],
+      {
+        cwd: tmp,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const keep = (d: Buffer) => {
       output = (output + d.toString('utf8')).slice(-20_000);
     };
@@ -128,13 +159,18 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
     const deadline = Date.now() + START_MS;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`objectql serve exited early: ${childState()}`);
-      const status = await getStreamed(`${base}/health`, {}).then((r) => r.status, () => 0);
+      const status = await getStreamed(`${base}/health`, {}).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
       if (Date.now() > deadline) throw new Error(`${base}/health did not answer 200 within ${START_MS} ms; ${childState()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const started = procMemory(pid(), 'VmHWM');
-    console.log(`      server started: peak RSS ${mib(started)}; ceiling ${mib(RSS_CEILING)}; upload ${mib(FILE_SIZE)} (${(FILE_SIZE / RSS_CEILING).toFixed(2)}x the ceiling)`);
+    console.log(
+      `      server started: peak RSS ${mib(started)}; ceiling ${mib(RSS_CEILING)}; upload ${mib(FILE_SIZE)} (${(FILE_SIZE / RSS_CEILING).toFixed(2)}x the ceiling)`,
+    );
     expect(started, `the server needs ${mib(started)} to start, already above the ceiling of ${mib(RSS_CEILING)}`).to.be.below(RSS_CEILING);
     try {
       writeFileSync(`/proc/${pid()}/clear_refs`, '5');
@@ -162,12 +198,25 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
 
   it('uploads it: 200 with the attachment, its size the bytes sent, the server under the ceiling', async () => {
     resetPeak();
-    const r = await postMultipart(`${base}/api/files/upload`, auth, { object: 'blob', field: 'content' }, FILE_NAME, FILE_SIZE, content.chunks());
+    const r = await postMultipart(
+      `${base}/api/files/upload`,
+      auth,
+      { object: 'blob', field: 'content' },
+      FILE_NAME,
+      FILE_SIZE,
+      content.chunks(),
+    );
     expect(r.status, `${JSON.stringify(r.body)}; ${childState()}`).to.equal(200);
     expect(r.sent).to.equal(FILE_SIZE);
     attachment = r.body.data;
     uploadedSha = r.sha256;
-    expect(attachment).to.include({ name: FILE_NAME, original_name: FILE_NAME, size: FILE_SIZE, type: 'application/octet-stream', uploaded_by: 'streamer' });
+    expect(attachment).to.include({
+      name: FILE_NAME,
+      original_name: FILE_NAME,
+      size: FILE_SIZE,
+      type: 'application/octet-stream',
+      uploaded_by: 'streamer',
+    });
     expect(attachment!.id).to.be.a('string');
     expect(attachment!.url).to.equal(`/api/files/${attachment!.id}`);
     checkPeak('the upload');
@@ -210,13 +259,23 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
   it('refuses the same stream on a field with a smaller max_size: 413 with the exact size, nothing stored, the server under the ceiling', async () => {
     const before = await listTree(uploadDir);
     resetPeak();
-    const r = await postMultipart(`${base}/api/files/upload`, auth, { object: 'blob', field: 'capped' }, FILE_NAME, FILE_SIZE, content.chunks());
+    const r = await postMultipart(
+      `${base}/api/files/upload`,
+      auth,
+      { object: 'blob', field: 'capped' },
+      FILE_NAME,
+      FILE_SIZE,
+      content.chunks(),
+    );
     expect(r.status, `${JSON.stringify(r.body)}; ${childState()}`).to.equal(413);
     expect(r.body.error.code).to.equal('FILE_TOO_LARGE');
     expect(r.body.error.details).to.deep.equal({ file: FILE_NAME, size: FILE_SIZE, max_size: CAPPED_MAX });
     expect(r.sent, 'the server answered before the whole body was sent').to.equal(FILE_SIZE);
     const after = await listTree(uploadDir);
-    expect(after.filter((e) => /(^|\/)\.upload-|\.tmp$/.test(e)), 'temp files left in storage').to.deep.equal([]);
+    expect(
+      after.filter((e) => /(^|\/)\.upload-|\.tmp$/.test(e)),
+      'temp files left in storage',
+    ).to.deep.equal([]);
     expect(after).to.deep.equal(before);
     checkPeak('the refused upload');
   });
@@ -227,6 +286,10 @@ describe('files plugin: uploads and downloads far larger than memory, streamed',
     expect(r.status).to.equal(200);
     expect(JSON.parse(r.body!.toString('utf8'))).to.deep.equal({ status: 'ok' });
     checkPeak('the end');
-    console.log(`      peaks: ${Object.entries(peaks).map(([k, v]) => `${k} ${mib(v)}`).join(', ')}${canResetPeak ? '' : ' (peaks since start: clear_refs unavailable)'}`);
+    console.log(
+      `      peaks: ${Object.entries(peaks)
+        .map(([k, v]) => `${k} ${mib(v)}`)
+        .join(', ')}${canResetPeak ? '' : ' (peaks since start: clear_refs unavailable)'}`,
+    );
   });
 });

@@ -22,7 +22,8 @@ describe('GraphQL federation (enableFederation)', () => {
     const res = await gql(s, '{ _service { sdl } }');
     expect(res.status).to.equal(200);
     const sdl: string = res.body.data._service.sdl;
-    for (const type of ['Project', 'Task', 'Milestone', 'Account', 'Contact', 'Expense']) expect(sdl).to.match(new RegExp(`type ${type}\\s+@key\\(fields: "id"\\)`));
+    for (const type of ['Project', 'Task', 'Milestone', 'Account', 'Contact', 'Expense'])
+      expect(sdl).to.match(new RegExp(`type ${type}\\s+@key\\(fields: "id"\\)`));
     const result = composeServices([{ name: 'projects', typeDefs: parse(sdl), url: `${s.url}/api/graphql` }]);
     expect(result.errors ?? []).to.deep.equal([]);
     expect(result.supergraphSdl).to.be.a('string').and.to.contain('type Project');
@@ -44,17 +45,29 @@ describe('GraphQL federation (enableFederation)', () => {
   });
 
   it('resolves entities through _entities as the caller', async () => {
-    const query = 'query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Project { id name status } ... on Task { id } } }';
-    const representations = [{ __typename: 'Project', id: 'prj-apollo' }, { __typename: 'Project', id: 'no-such-project' }];
+    const query =
+      'query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Project { id name status } ... on Task { id } } }';
+    const representations = [
+      { __typename: 'Project', id: 'prj-apollo' },
+      { __typename: 'Project', id: 'no-such-project' },
+    ];
     const res = await gql(s, query, { r: representations }, USERS.admin);
     expect(res.body.errors).to.equal(undefined);
-    expect(res.body.data._entities).to.deep.equal([{ __typename: 'Project', id: 'prj-apollo', name: 'Apollo Website Relaunch', status: 'active' }, null]);
+    expect(res.body.data._entities).to.deep.equal([
+      { __typename: 'Project', id: 'prj-apollo', name: 'Apollo Website Relaunch', status: 'active' },
+      null,
+    ]);
     // A member outside the record's scope sees nothing; a hidden field is refused as unknown.
     const all = await gql(s, '{ projectList { id owner } }', undefined, USERS.admin);
     const notAlices = all.body.data.projectList.find((p: any) => p.owner !== 'alice');
     const scoped = await gql(s, query, { r: [{ __typename: 'Project', id: notAlices.id }] }, USERS.alice);
     expect(scoped.body.data._entities).to.deep.equal([null]);
-    const hidden = await gql(s, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Project { actual_cost } } }', { r: [{ __typename: 'Project', id: 'prj-apollo' }] }, USERS.alice);
+    const hidden = await gql(
+      s,
+      'query($r: [_Any!]!) { _entities(representations: $r) { ... on Project { actual_cost } } }',
+      { r: [{ __typename: 'Project', id: 'prj-apollo' }] },
+      USERS.alice,
+    );
     expect(hidden.body.errors[0].extensions.code).to.equal('INVALID_REQUEST');
   });
 

@@ -68,7 +68,11 @@ describe('GraphiQL page', () => {
     expect(res.headers.get('vary')).to.match(/Accept/);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).to.equal(GRAPHIQL_CSP);
-    expect(csp).to.include("default-src 'self'").and.include("script-src 'self';").and.include("connect-src 'self'").and.include("object-src 'none'");
+    expect(csp)
+      .to.include("default-src 'self'")
+      .and.include("script-src 'self';")
+      .and.include("connect-src 'self'")
+      .and.include("object-src 'none'");
     expect(csp).to.not.match(/unsafe-eval|https?:|\*/);
     const html = await res.text();
     expect(html).to.include('<div id="graphiql">');
@@ -101,7 +105,12 @@ describe('GraphiQL page', () => {
   it('points the initializer at the endpoint and loads GraphiQL, React and ReactDOM in order', async () => {
     const html = await (await fetch(base + PATH, { headers: { accept: 'text/html' } })).text();
     const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1].split('/').pop());
-    expect(scripts).to.deep.equal(['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'objectql-graphiql-init.js']);
+    expect(scripts).to.deep.equal([
+      'react.production.min.js',
+      'react-dom.production.min.js',
+      'graphiql.min.js',
+      'objectql-graphiql-init.js',
+    ]);
     const init = await (await fetch(`${base}${PATH}/graphiql/objectql-graphiql-init.js`)).text();
     expect(init).to.include('GraphiQL.createFetcher({ url: "/api/graphql" })');
     expect(init).to.include('ReactDOM.createRoot');
@@ -114,12 +123,22 @@ describe('GraphiQL page', () => {
     }
     const q = await fetch(`${base}${PATH}?query=${encodeURIComponent('{hello}')}`, { headers: { accept: BROWSER_ACCEPT } });
     expect(await q.json()).to.deep.equal({ endpoint: 'get', query: '{hello}' });
-    const p = await fetch(base + PATH, { method: 'POST', headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{hello}' }) });
+    const p = await fetch(base + PATH, {
+      method: 'POST',
+      headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{hello}' }),
+    });
     expect(await p.json()).to.deep.equal({ data: { hello: null } });
   });
 
   it('serves nothing else of the packages', async () => {
-    for (const url of [`${PATH}/graphiql/package.json`, `${PATH}/graphiql/graphiql.js`, `${PATH}/graphiql/..%2Fpackage.json`, `${PATH}/graphiql/umd/react.production.min.js`, `${PATH}/graphiql/`]) {
+    for (const url of [
+      `${PATH}/graphiql/package.json`,
+      `${PATH}/graphiql/graphiql.js`,
+      `${PATH}/graphiql/..%2Fpackage.json`,
+      `${PATH}/graphiql/umd/react.production.min.js`,
+      `${PATH}/graphiql/`,
+    ]) {
       expect((await fetch(base + url)).status, url).to.equal(404);
     }
   });
@@ -159,7 +178,16 @@ describe('GraphiQL page', () => {
         const dom = await new Promise<string>((resolve, reject) => {
           execFile(
             chromium!,
-            ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--virtual-time-budget=10000', '--dump-dom', base + PATH],
+            [
+              '--headless',
+              '--no-sandbox',
+              '--disable-gpu',
+              '--disable-dev-shm-usage',
+              '--no-first-run',
+              '--virtual-time-budget=10000',
+              '--dump-dom',
+              base + PATH,
+            ],
             { timeout: 50_000, maxBuffer: 16 * 1024 * 1024 },
             (err, stdout) => (err ? reject(err) : resolve(stdout)),
           );
@@ -167,7 +195,10 @@ describe('GraphiQL page', () => {
         expect(dom).to.include('class="graphiql-container"');
         expect(dom).to.include('CodeMirror');
         expect(dom).to.not.include('Loading GraphiQL…');
-        expect(posted.some((b) => /__schema/.test(b.query ?? '')), 'an introspection query').to.equal(true);
+        expect(
+          posted.some((b) => /__schema/.test(b.query ?? '')),
+          'an introspection query',
+        ).to.equal(true);
         // Reports are sent on their own; give a late one a moment.
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(cspReports).to.deep.equal([]);

@@ -10,7 +10,10 @@ export interface Res {
   headers: Headers;
 }
 
-export async function startGraphQLServer(options: Record<string, unknown> = {}, extraPlugins: Record<string, unknown> = {}): Promise<TestServer> {
+export async function startGraphQLServer(
+  options: Record<string, unknown> = {},
+  extraPlugins: Record<string, unknown> = {},
+): Promise<TestServer> {
   return startServer({ plugins: { graphql: options, metadata: true, ...extraPlugins }, datasources: SQLITE }, { identityFromHeader: true });
 }
 

@@ -24,14 +24,19 @@ describe('GraphQL over HTTP', () => {
       expect(mine.body.data.projectList.length).to.be.lessThan(all.body.data.projectList.length);
       expect(mine.body.data.projectList.every((p: any) => p.owner === 'alice')).to.equal(true);
       const other = all.body.data.projectList.find((p: any) => p.owner !== 'alice');
-      expect((await gql(s, `{ project(id: "${other.id}") { id } }`, undefined, USERS.alice)).body).to.deep.equal({ data: { project: null } });
+      expect((await gql(s, `{ project(id: "${other.id}") { id } }`, undefined, USERS.alice)).body).to.deep.equal({
+        data: { project: null },
+      });
     });
 
     it('a hidden field requested is refused as an unknown field is', async () => {
       const hidden = await gql(s, '{ projectList { id actual_cost } }', undefined, USERS.alice);
       expect(hidden.status).to.equal(200);
       expect(hidden.body.data).to.deep.equal({ projectList: null });
-      expect(hidden.body.errors[0].extensions).to.deep.equal({ code: 'INVALID_REQUEST', details: { field: 'actual_cost', object: 'project' } });
+      expect(hidden.body.errors[0].extensions).to.deep.equal({
+        code: 'INVALID_REQUEST',
+        details: { field: 'actual_cost', object: 'project' },
+      });
       expect(hidden.body.errors[0].message).to.equal("fields: unknown field 'actual_cost' on object 'project'");
       const unknown = await gql(s, '{ projectList(fields: ["no_such_field"]) { id } }', undefined, USERS.alice);
       expect(unknown.body.errors[0].message).to.equal("fields: unknown field 'no_such_field' on object 'project'");
@@ -112,15 +117,31 @@ describe('GraphQL over HTTP', () => {
     it('a request without a query, with a body that is not JSON, or with an unknown operationName: 400', async () => {
       const noQuery = await s.request('POST', '/api/graphql', { variables: {} }, as(USERS.admin));
       expect(noQuery.status).to.equal(400);
-      expect(noQuery.body.errors[0]).to.deep.equal({ message: "'query' is required: the GraphQL document as a string", extensions: { code: 'INVALID_REQUEST' } });
+      expect(noQuery.body.errors[0]).to.deep.equal({
+        message: "'query' is required: the GraphQL document as a string",
+        extensions: { code: 'INVALID_REQUEST' },
+      });
       const malformed = await s.request('POST', '/api/graphql', '{"query": ', { ...as(USERS.admin), 'content-type': 'application/json' });
       expect(malformed.status).to.equal(400);
       expect(malformed.body.errors[0].extensions.code).to.equal('INVALID_REQUEST');
-      const notJson = await s.request('POST', '/api/graphql', '{ projectList { id } }', { ...as(USERS.admin), 'content-type': 'text/plain' });
+      const notJson = await s.request('POST', '/api/graphql', '{ projectList { id } }', {
+        ...as(USERS.admin),
+        'content-type': 'text/plain',
+      });
       expect(notJson.status).to.equal(415);
-      const op = await s.request('POST', '/api/graphql', { query: 'query A { projectList { id } } query B { taskList { id } }', operationName: 'C' }, as(USERS.admin));
+      const op = await s.request(
+        'POST',
+        '/api/graphql',
+        { query: 'query A { projectList { id } } query B { taskList { id } }', operationName: 'C' },
+        as(USERS.admin),
+      );
       expect(op.status).to.equal(400);
-      const named = await s.request('POST', '/api/graphql', { query: 'query A { projectList { id } } query B { taskList { id } }', operationName: 'B' }, as(USERS.admin));
+      const named = await s.request(
+        'POST',
+        '/api/graphql',
+        { query: 'query A { projectList { id } } query B { taskList { id } }', operationName: 'B' },
+        as(USERS.admin),
+      );
       expect(named.status).to.equal(200);
       expect(named.body.data).to.have.keys('taskList');
     });
@@ -128,7 +149,11 @@ describe('GraphQL over HTTP', () => {
 
   describe('GET', () => {
     it('runs a query with variables and operationName from the query string', async () => {
-      const res = await gqlGet(s, { query: 'query Q($id: String!) { project(id: $id) { id } }', variables: JSON.stringify({ id: 'prj-apollo' }), operationName: 'Q' }, USERS.admin);
+      const res = await gqlGet(
+        s,
+        { query: 'query Q($id: String!) { project(id: $id) { id } }', variables: JSON.stringify({ id: 'prj-apollo' }), operationName: 'Q' },
+        USERS.admin,
+      );
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ data: { project: { id: 'prj-apollo' } } });
     });
@@ -137,7 +162,9 @@ describe('GraphQL over HTTP', () => {
       const res = await gqlGet(s, { query: 'mutation { deleteProject(id: "prj-apollo") { id } }' }, USERS.admin);
       expect(res.status).to.equal(405);
       expect(res.headers.get('allow')).to.equal('POST');
-      expect((await gql(s, '{ project(id: "prj-apollo") { id } }', undefined, USERS.admin)).body.data.project).to.deep.equal({ id: 'prj-apollo' });
+      expect((await gql(s, '{ project(id: "prj-apollo") { id } }', undefined, USERS.admin)).body.data.project).to.deep.equal({
+        id: 'prj-apollo',
+      });
     });
 
     it('refuses variables that are not JSON, and other methods', async () => {

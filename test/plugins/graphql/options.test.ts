@@ -17,7 +17,11 @@ import { as, SQLITE } from './helpers';
 describe('GraphQL plugin options', () => {
   it('has the defaults of the spec', () => {
     expect(parseOptions(undefined)).to.deep.equal({
-      path: '/api/graphql', introspection: true, enableSubscriptions: true, enableFederation: false, federationServiceName: 'objectql',
+      path: '/api/graphql',
+      introspection: true,
+      enableSubscriptions: true,
+      enableFederation: false,
+      federationServiceName: 'objectql',
     });
     expect(parseOptions({ port: 4001, introspection: false }).port).to.equal(4001);
   });
@@ -35,20 +39,36 @@ describe('GraphQL plugin options', () => {
 
 describe('GraphQL names', () => {
   const def = (name: string, fields: string[] = ['id']): ObjectDefinition =>
-    ({ name, label: name, fields: Object.fromEntries(fields.map((f) => [f, { name: f, type: 'text', label: f }])) }) as unknown as ObjectDefinition;
+    ({
+      name,
+      label: name,
+      fields: Object.fromEntries(fields.map((f) => [f, { name: f, type: 'text', label: f }])),
+    }) as unknown as ObjectDefinition;
 
   it('capitalises the object name for its types and names its root fields', () => {
     expect(objectNames('project')).to.deep.equal({
-      object: 'project', type: 'Project', input: 'ProjectInput', one: 'project', list: 'projectList',
-      create: 'createProject', update: 'updateProject', delete: 'deleteProject',
+      object: 'project',
+      type: 'Project',
+      input: 'ProjectInput',
+      one: 'project',
+      list: 'projectList',
+      create: 'createProject',
+      update: 'updateProject',
+      delete: 'deleteProject',
     });
   });
 
   it('stops on two objects that map to one name, naming both', () => {
-    expect(() => namesOf([def('project'), def('Project')])).to.throw("object 'Project' maps to the type 'Project', which object 'project' maps to as well");
-    expect(() => namesOf([def('thing'), def('thingList')])).to.throw("object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well");
+    expect(() => namesOf([def('project'), def('Project')])).to.throw(
+      "object 'Project' maps to the type 'Project', which object 'project' maps to as well",
+    );
+    expect(() => namesOf([def('thing'), def('thingList')])).to.throw(
+      "object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well",
+    );
     expect(() => namesOf([def('project'), def('projectInput')])).to.throw("maps to the type 'ProjectInput'");
-    expect(() => namesOf([def('query')])).to.throw("object 'query' maps to the type 'Query', which the built-in type Query maps to as well");
+    expect(() => namesOf([def('query')])).to.throw(
+      "object 'query' maps to the type 'Query', which the built-in type Query maps to as well",
+    );
     expect(() => namesOf([def('deleteResult')])).to.throw('DeleteResult');
   });
 
@@ -62,10 +82,19 @@ describe('GraphQL names', () => {
     try {
       writeFileSync(join(dir, 'thing.object.yml'), 'fields:\n  name:\n    type: text\n');
       writeFileSync(join(dir, 'thingList.object.yml'), 'fields:\n  name:\n    type: text\n');
-      const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [dir], datasources: { default: { driver: 'memory' } }, plugins: { graphql: true } });
+      const kernel = await createKernel({
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'silent',
+        metadata: [dir],
+        datasources: { default: { driver: 'memory' } },
+        plugins: { graphql: true },
+      });
       let failure: unknown;
       await kernel.start().catch((err: unknown) => (failure = err));
-      expect(String((failure as Error)?.message)).to.contain("object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well");
+      expect(String((failure as Error)?.message)).to.contain(
+        "object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -79,7 +108,11 @@ describe('GraphQL on a port of its own', () => {
       const cap = (await s.request('GET', '/.well-known/objectql')).body.capabilities.find((c: any) => c.plugin === 'graphql');
       expect(cap.port).to.be.a('number');
       const own = `http://127.0.0.1:${cap.port}`;
-      const res = await fetch(`${own}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...as(USERS.admin) }, body: JSON.stringify({ query: '{ project(id: "prj-apollo") { id } }' }) });
+      const res = await fetch(`${own}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...as(USERS.admin) },
+        body: JSON.stringify({ query: '{ project(id: "prj-apollo") { id } }' }),
+      });
       expect(res.status).to.equal(200);
       expect(await res.json()).to.deep.equal({ data: { project: { id: 'prj-apollo' } } });
       expect((await fetch(`${own}/api/data/project`)).status).to.equal(404);
@@ -105,7 +138,10 @@ describe('GraphQL on a port of its own', () => {
       // graphql-ws acknowledges no subscribe: create until the event arrives.
       let got: string | undefined;
       for (let i = 1; !got && i <= 20; i++) {
-        const res = await s.rpc({ op: 'create', object: 'account', args: { name: `${name} #${i}` } }, { 'x-test-user': JSON.stringify(USERS.carol) });
+        const res = await s.rpc(
+          { op: 'create', object: 'account', args: { name: `${name} #${i}` } },
+          { 'x-test-user': JSON.stringify(USERS.carol) },
+        );
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         got = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))]);
       }

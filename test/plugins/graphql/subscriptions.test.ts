@@ -75,21 +75,24 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
     const waiters: Array<() => void> = [];
     const state = { done: false };
     const wake = () => waiters.splice(0).forEach((w) => w());
-    const dispose = c.subscribe({ query, variables }, {
-      next: (value) => {
-        events.push(value as ExecutionResult);
-        wake();
+    const dispose = c.subscribe(
+      { query, variables },
+      {
+        next: (value) => {
+          events.push(value as ExecutionResult);
+          wake();
+        },
+        error: (err) => {
+          errors.push(err);
+          state.done = true;
+          wake();
+        },
+        complete: () => {
+          state.done = true;
+          wake();
+        },
       },
-      error: (err) => {
-        errors.push(err);
-        state.done = true;
-        wake();
-      },
-      complete: () => {
-        state.done = true;
-        wake();
-      },
-    });
+    );
     const sub: Sub = {
       events,
       errors,
@@ -136,11 +139,25 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
   describe('schema', () => {
     it('has <object>Created/Updated/Deleted(where: <Type>Where) per object, plain and federated', () => {
       const k = server.kernel;
-      const m = createSubscriptions({ kernel: k, settings: parseOptions({}), path: PATH, getSchema: () => { throw new Error('unused'); }, contextFor });
+      const m = createSubscriptions({
+        kernel: k,
+        settings: parseOptions({}),
+        path: PATH,
+        getSchema: () => {
+          throw new Error('unused');
+        },
+        contextFor,
+      });
       for (const federation of [false, true]) {
         const { schema } = buildSchema(k.registry.objects(), { engine: k.engine, federation, contributors: [m.contributor] });
         const fields = schema.getSubscriptionType()!.getFields();
-        expect(Object.keys(fields)).to.include.members(['projectCreated', 'projectUpdated', 'projectDeleted', 'taskCreated', 'accountDeleted']);
+        expect(Object.keys(fields)).to.include.members([
+          'projectCreated',
+          'projectUpdated',
+          'projectDeleted',
+          'taskCreated',
+          'accountDeleted',
+        ]);
         expect(String(fields.projectCreated.type)).to.equal('Project');
         expect(fields.projectCreated.args.map((a) => `${a.name}: ${String(a.type)}`)).to.deep.equal(['where: ProjectWhere']);
         const where = schema.getType('ProjectWhere') as import('graphql').GraphQLInputObjectType;
@@ -218,7 +235,10 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
 
   describe('where', () => {
     it('only matching records produce notifications', async () => {
-      const sub = await subscribe(client(CAROL), 'subscription { projectCreated(where: {status: "active", priority: "high"}) { name status priority } }');
+      const sub = await subscribe(
+        client(CAROL),
+        'subscription { projectCreated(where: {status: "active", priority: "high"}) { name status priority } }',
+      );
       await rpc({ op: 'create', object: 'project', args: { name: newName(), status: 'planning', priority: 'high' } });
       await rpc({ op: 'create', object: 'project', args: { name: newName(), status: 'active', priority: 'low' } });
       const name = newName();
@@ -229,7 +249,9 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
 
     it('where applies to the updated record, and to the deleted one', async () => {
       const c = client(CAROL);
-      const updated = await subscribe(c, 'subscription($w: ProjectWhere) { projectUpdated(where: $w) { id status } }', { w: { status: 'on_hold' } });
+      const updated = await subscribe(c, 'subscription($w: ProjectWhere) { projectUpdated(where: $w) { id status } }', {
+        w: { status: 'on_hold' },
+      });
       const deleted = await subscribe(c, 'subscription { projectDeleted(where: {owner: "zed"}) { id owner } }');
       const a = await rpc({ op: 'create', object: 'project', args: { name: newName(), owner: 'zed' } });
       const b = await rpc({ op: 'create', object: 'project', args: { name: newName(), owner: 'yan' } });
@@ -257,7 +279,9 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
     });
 
     it('a where variable of the wrong shape is an error', async () => {
-      const sub = await subscribe(client(CAROL), 'subscription($w: ProjectWhere) { projectCreated(where: $w) { id } }', { w: { budget: 'lots' } });
+      const sub = await subscribe(client(CAROL), 'subscription($w: ProjectWhere) { projectCreated(where: $w) { id } }', {
+        w: { budget: 'lots' },
+      });
       const failed = sub.errors.length > 0 || sub.events.some((e) => e.errors?.length);
       expect(failed, JSON.stringify(sub)).to.equal(true);
     });
@@ -269,7 +293,10 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
       const sub = await subscribe(c, 'subscription { projectCreated { id name owner budget } }');
       await rpc({ op: 'create', object: 'project', args: { name: newName(), owner: 'bob', budget: 5 } });
       const mine = newName();
-      const created = await rpc({ op: 'create', object: 'project', args: { name: mine, owner: 'alice', budget: 7, actual_cost: 3 } }, ADMIN);
+      const created = await rpc(
+        { op: 'create', object: 'project', args: { name: mine, owner: 'alice', budget: 7, actual_cost: 3 } },
+        ADMIN,
+      );
       expect(await sub.next()).to.deep.equal({ data: { projectCreated: { id: created.id, name: mine, owner: 'alice', budget: 7 } } });
       await sub.none(200);
     });
@@ -279,7 +306,9 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
       const failed = sub.errors.length > 0 || sub.events.some((e) => e.errors?.length);
       expect(failed).to.equal(true);
       // The engine refuses a hidden field as it refuses an unknown one (a query gets the same answer).
-      expect(JSON.stringify([sub.errors, sub.events])).to.include('INVALID_REQUEST').and.to.include('actual_cost');
+      expect(JSON.stringify([sub.errors, sub.events]))
+        .to.include('INVALID_REQUEST')
+        .and.to.include('actual_cost');
     });
 
     it('where on a field hidden from the subscriber is refused at subscribe time', async () => {
@@ -338,8 +367,14 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
       try {
         const events: ExecutionResult[] = [];
         const errors: ExecutionResult[] = [];
-        c.subscribe({ query: 'subscription { accountCreated { name } }' }, { next: (e) => void events.push(e as ExecutionResult), error: () => {}, complete: () => {} });
-        c.subscribe({ query: 'subscription { projectCreated { name } }' }, { next: (e) => void errors.push(e as ExecutionResult), error: () => {}, complete: () => {} });
+        c.subscribe(
+          { query: 'subscription { accountCreated { name } }' },
+          { next: (e) => void events.push(e as ExecutionResult), error: () => {}, complete: () => {} },
+        );
+        c.subscribe(
+          { query: 'subscription { projectCreated { name } }' },
+          { next: (e) => void errors.push(e as ExecutionResult), error: () => {}, complete: () => {} },
+        );
         await new Promise((r) => setTimeout(r, 300));
         const res = await s.rpc({ op: 'create', object: 'account', args: { name: 'Anon Visible' } }, CAROL);
         expect(res.status).to.equal(200);

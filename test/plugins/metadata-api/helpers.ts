@@ -12,7 +12,14 @@ export function startMetadataServer(config: ObjectQLConfig = {}): Promise<TestSe
 }
 
 /** One request as `user` (none: anonymous). */
-export function as(s: TestServer, user: Caller, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+export function as(
+  s: TestServer,
+  user: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   return s.request(method, path, body, user ? { ...headers, 'x-test-user': JSON.stringify(user) } : headers);
 }
 

@@ -13,21 +13,68 @@ const ADMIN_ROLES = new Set(['admin']);
 
 function book(): ObjectDefinition {
   return {
-    name: 'book', label: 'Book', icon: 'book', datasource: 'default', indexes: [], rules: [],
+    name: 'book',
+    label: 'Book',
+    icon: 'book',
+    datasource: 'default',
+    indexes: [],
+    rules: [],
     source: '/srv/app/metadata/book.object.yml',
     fields: {
       id: { name: 'id', type: 'text', label: 'ID', system: true },
-      title: { name: 'title', type: 'text', label: 'Title', required: true, unique: true, max_length: 200, validations: [{ type: 'required', message: 'Title is required' }] },
-      genre: { name: 'genre', type: 'select', label: 'Genre', options: [{ label: 'Sci-Fi', value: 'scifi' }, { label: 'crime', value: 'crime' }], defaultValue: 'crime' },
+      title: {
+        name: 'title',
+        type: 'text',
+        label: 'Title',
+        required: true,
+        unique: true,
+        max_length: 200,
+        validations: [{ type: 'required', message: 'Title is required' }],
+      },
+      genre: {
+        name: 'genre',
+        type: 'select',
+        label: 'Genre',
+        options: [
+          { label: 'Sci-Fi', value: 'scifi' },
+          { label: 'crime', value: 'crime' },
+        ],
+        defaultValue: 'crime',
+      },
       cover: { name: 'cover', type: 'image', label: 'Cover', multiple: true, accept: ['.png'], max_size: 1000, max_width: 800 },
       cost: { name: 'cost', type: 'currency', label: 'Cost', min: 0 },
     },
-    actions: { lend: { name: 'lend', type: 'record', label: 'Lend', params: { to: { type: 'lookup', label: 'To', required: true, reference_to: 'reader' } } } },
-    permissions: [{ profile: 'reader', allow_read: true, allow_create: false, allow_edit: false, allow_delete: false, fields: { cost: { allow_read: false } } }],
+    actions: {
+      lend: {
+        name: 'lend',
+        type: 'record',
+        label: 'Lend',
+        params: { to: { type: 'lookup', label: 'To', required: true, reference_to: 'reader' } },
+      },
+    },
+    permissions: [
+      {
+        profile: 'reader',
+        allow_read: true,
+        allow_create: false,
+        allow_edit: false,
+        allow_delete: false,
+        fields: { cost: { allow_read: false } },
+      },
+    ],
     hooks: [{ event: 'beforeCreate', description: 'fills the slug' }],
   };
 }
-const open: ObjectDefinition = { ...book(), name: 'note', label: 'Note', permissions: undefined, actions: {}, hooks: [], icon: undefined, description: undefined };
+const open: ObjectDefinition = {
+  ...book(),
+  name: 'note',
+  label: 'Note',
+  permissions: undefined,
+  actions: {},
+  hooks: [],
+  icon: undefined,
+  description: undefined,
+};
 
 function source(defs: ObjectDefinition[], extra: MetadataEntry[] = []): api.MetadataSource & { patches: unknown[] } {
   const entries = [...defs.map((d) => ({ type: 'object', id: d.name, content: {} })), ...extra];
@@ -76,13 +123,29 @@ describe('metadata API mapping', () => {
   it('describes a field by the spec: options as values, labels aside, bounds and attachment properties when set', () => {
     const def = book();
     expect(describeField(def.fields.genre)).to.deep.equal({
-      name: 'genre', type: 'select', label: 'Genre', required: false, unique: false, multiple: false,
-      options: ['scifi', 'crime'], option_labels: { scifi: 'Sci-Fi', crime: 'crime' }, defaultValue: 'crime',
+      name: 'genre',
+      type: 'select',
+      label: 'Genre',
+      required: false,
+      unique: false,
+      multiple: false,
+      options: ['scifi', 'crime'],
+      option_labels: { scifi: 'Sci-Fi', crime: 'crime' },
+      defaultValue: 'crime',
     });
     expect(describeField(def.fields.cover)).to.deep.equal({
-      name: 'cover', type: 'image', label: 'Cover', required: false, unique: false, multiple: true, accept: ['.png'], max_size: 1000, max_width: 800,
+      name: 'cover',
+      type: 'image',
+      label: 'Cover',
+      required: false,
+      unique: false,
+      multiple: true,
+      accept: ['.png'],
+      max_size: 1000,
+      max_width: 800,
     });
-    expect(describeField(def.fields.title, true)).to.include({ max_length: 200, required: true, unique: true })
+    expect(describeField(def.fields.title, true))
+      .to.include({ max_length: 200, required: true, unique: true })
       .and.to.deep.include({ validations: [{ type: 'required', message: 'Title is required' }] });
     expect(describeField(def.fields.id, true)).to.deep.include({ system: true, readonly: true, validations: [] });
   });
@@ -95,7 +158,14 @@ describe('metadata API mapping', () => {
     const one = api.getObject(src, admin, 'book');
     expect(one.fields.map((f) => f.name)).to.deep.equal(['id', 'title', 'genre', 'cover', 'cost']);
     expect(one.hooks).to.deep.equal([{ event: 'beforeCreate', description: 'fills the slug' }]);
-    expect(one.actions).to.deep.equal([{ name: 'lend', type: 'record', label: 'Lend', params: { to: { type: 'lookup', label: 'To', required: true, reference_to: 'reader' } } }]);
+    expect(one.actions).to.deep.equal([
+      {
+        name: 'lend',
+        type: 'record',
+        label: 'Lend',
+        params: { to: { type: 'lookup', label: 'To', required: true, reference_to: 'reader' } },
+      },
+    ]);
     expect(JSON.stringify([objects, one])).not.to.include('/srv/app');
     expect(api.getObject(src, anonymous, 'note')).not.to.have.keys('icon', 'description');
   });
@@ -119,7 +189,9 @@ describe('metadata API mapping', () => {
     throws(() => api.updateObjectInfo(src, anonymous, 'book', { label: 'X' }), 'UNAUTHORIZED');
     throws(() => api.updateObjectInfo(src, reader, 'book', { label: 'X' }), 'FORBIDDEN', 'admin');
     throws(() => api.updateObjectInfo(src, admin, 'nope', { label: 'X' }), 'NOT_FOUND', "'nope'");
-    expect(throws(() => api.parseInfoPatch({ label: 'X', a: 1, b: 2 }), 'INVALID_REQUEST', "'a'", "'b'").details).to.deep.equal({ keys: ['a', 'b'] });
+    expect(throws(() => api.parseInfoPatch({ label: 'X', a: 1, b: 2 }), 'INVALID_REQUEST', "'a'", "'b'").details).to.deep.equal({
+      keys: ['a', 'b'],
+    });
     throws(() => api.parseInfoPatch({ label: '' }), 'INVALID_REQUEST', "'label'");
     throws(() => api.parseInfoPatch({ description: 1 }), 'INVALID_REQUEST', "'description'");
     throws(() => api.parseInfoPatch({}), 'INVALID_REQUEST', 'Nothing to update');
@@ -129,11 +201,17 @@ describe('metadata API mapping', () => {
   });
 
   it('serves any loaded type; permission, validation and data only to admins', () => {
-    const src = source([book(), open], [
-      { type: 'view', id: 'shelf', content: { name: 'shelf', object: 'book' }, source: '/srv/app/metadata/shelf.view.yml' },
-      { type: 'permission', id: 'book', content: { permissions: [] } },
-    ]);
-    expect(api.listEntries(src, anonymous, 'view')).to.deep.equal({ type: 'view', items: [{ id: 'shelf', content: { name: 'shelf', object: 'book' } }] });
+    const src = source(
+      [book(), open],
+      [
+        { type: 'view', id: 'shelf', content: { name: 'shelf', object: 'book' }, source: '/srv/app/metadata/shelf.view.yml' },
+        { type: 'permission', id: 'book', content: { permissions: [] } },
+      ],
+    );
+    expect(api.listEntries(src, anonymous, 'view')).to.deep.equal({
+      type: 'view',
+      items: [{ id: 'shelf', content: { name: 'shelf', object: 'book' } }],
+    });
     expect(api.getEntry(src, anonymous, 'view', 'shelf')).to.deep.equal({ name: 'shelf', object: 'book' });
     expect(api.listEntries(src, reader, 'objects').items.map((i) => i.id)).to.deep.equal(['book', 'note']);
     expect(api.getEntry(src, reader, 'object', 'book')).to.deep.equal(api.getObject(src, reader, 'book'));

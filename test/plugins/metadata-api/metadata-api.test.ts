@@ -52,7 +52,14 @@ describe('metadata API (HTTP)', () => {
       expect(plural.description).to.be.a('string').and.not.empty;
       const fields = Object.fromEntries(plural.fields.map((f: any) => [f.name, f]));
       expect(plural.fields.map((f: any) => f.name)).to.include.members(['id', 'name', 'status', 'actual_cost', 'created_at']);
-      expect(fields.name).to.deep.equal({ name: 'name', type: 'text', label: 'Project Name', required: true, unique: true, multiple: false });
+      expect(fields.name).to.deep.equal({
+        name: 'name',
+        type: 'text',
+        label: 'Project Name',
+        required: true,
+        unique: true,
+        multiple: false,
+      });
       expect(fields.status).to.deep.include({ options: ['planning', 'active', 'on_hold', 'done'], defaultValue: 'planning' });
       expect(fields.priority.options).to.deep.equal(['low', 'medium', 'high', 'urgent']);
       expect(fields.priority.option_labels).to.deep.equal({ low: 'Low', medium: 'Medium', high: 'High', urgent: 'Urgent' });
@@ -65,7 +72,10 @@ describe('metadata API (HTTP)', () => {
       for (const h of plural.hooks) expect(Object.keys(h)).to.deep.equal(['event', 'description']);
       expect(plural.hooks.every((h: any) => typeof h.description === 'string' && h.description)).to.equal(true);
       expect(plural.actions[0]).to.deep.equal({
-        name: 'close', type: 'record', label: 'Close Project', description: 'Marks the project done and sets its end date to today.',
+        name: 'close',
+        type: 'record',
+        label: 'Close Project',
+        description: 'Marks the project done and sets its end date to today.',
         params: { reason: { type: 'text', label: 'Reason', required: true } },
       });
       expect(plural.actions[1]).to.include({ name: 'summary', type: 'global', label: 'Status Summary' });
@@ -118,7 +128,13 @@ describe('metadata API (HTTP)', () => {
       for (const user of [guest, undefined]) {
         const { objects } = ok(await get(user, '/objects'));
         expect(objects.map((o: any) => o.name)).to.deep.equal(OPEN);
-        for (const path of ['/objects/project', '/object/project', '/objects/project/fields/name', '/objects/project/actions', '/object/project']) {
+        for (const path of [
+          '/objects/project',
+          '/object/project',
+          '/objects/project/fields/name',
+          '/objects/project/actions',
+          '/object/project',
+        ]) {
           expectError(await get(user, path), 404, 'NOT_FOUND', "'project'");
         }
         expect(ok(await get(user, '/object')).items.map((i: any) => i.id)).to.deep.equal(OPEN);
@@ -145,7 +161,8 @@ describe('metadata API (HTTP)', () => {
 
     it('serves types the service does not know, as loaded', async () => {
       expect(ok(await get(undefined, '/dashboard'))).to.deep.equal({
-        type: 'dashboard', items: [{ id: 'ops', content: { label: 'Operations', widgets: ['open_projects', 'overdue_tasks'], name: 'ops' } }],
+        type: 'dashboard',
+        items: [{ id: 'ops', content: { label: 'Operations', widgets: ['open_projects', 'overdue_tasks'], name: 'ops' } }],
       });
       expect(ok(await get(undefined, '/checklist/onboarding'))).to.deep.equal(['sign contract', 'kick-off']);
     });

@@ -21,7 +21,8 @@ describe('metadata API: updating an object (HTTP)', () => {
     await Promise.all([w?.stop(), other?.stop()]);
   });
 
-  const put = (user: typeof admin | undefined, path: string, body: unknown, headers?: Record<string, string>) => as(w, user, 'PUT', P + path, body, headers);
+  const put = (user: typeof admin | undefined, path: string, body: unknown, headers?: Record<string, string>) =>
+    as(w, user, 'PUT', P + path, body, headers);
 
   it('serves every route under the configured prefix only', async () => {
     expect(ok(await as(w, carol, 'GET', `${P}/objects`)).objects).to.have.length(6);
@@ -42,7 +43,9 @@ describe('metadata API: updating an object (HTTP)', () => {
   });
 
   it('changes label and description for later reads of this kernel only', async () => {
-    expect(ok(await put(admin, '/object/project', { label: 'Engagement', description: 'Billable work.' }))).to.deep.equal({ success: true });
+    expect(ok(await put(admin, '/object/project', { label: 'Engagement', description: 'Billable work.' }))).to.deep.equal({
+      success: true,
+    });
     for (const path of ['/objects/project', '/object/project']) {
       expect(ok(await as(w, alice, 'GET', P + path))).to.include({ label: 'Engagement', description: 'Billable work.', icon: 'briefcase' });
     }

@@ -39,7 +39,8 @@ describe('metadata API in the OpenAPI document', () => {
   it('has every route of the spec under the configured prefix, single-object routes under both segments', () => {
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith(P));
     const expected = [`${P}/objects`, `${P}/{type}`, `${P}/{type}/{id}`];
-    for (const seg of ['objects', 'object']) expected.push(`${P}/${seg}/{name}`, `${P}/${seg}/{name}/fields/{field}`, `${P}/${seg}/{name}/actions`);
+    for (const seg of ['objects', 'object'])
+      expected.push(`${P}/${seg}/{name}`, `${P}/${seg}/{name}/fields/{field}`, `${P}/${seg}/{name}/actions`);
     expect(paths).to.have.members(expected);
     expect(Object.keys(doc.paths).filter((p) => p.includes('/api/metadata'))).to.deep.equal([]);
     expect(Object.keys(doc.paths[`${P}/object/{name}`])).to.have.members(['get', 'put']);

@@ -155,9 +155,22 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
     });
 
     it('orders on several properties', async () => {
-      const params = carol.newOptions<Task>().select(['project', 'title']).orderbyMulti([{ field: 'project', order: 'asc' }, { field: 'estimate_hours', order: 'asc' }]);
+      const params = carol
+        .newOptions<Task>()
+        .select(['project', 'title'])
+        .orderbyMulti([
+          { field: 'project', order: 'asc' },
+          { field: 'estimate_hours', order: 'asc' },
+        ]);
       const ids = (await carol.getEntitySet<Task>('task').query(params)).map((t) => t.id);
-      expect(ids).to.deep.equal(['tsk-apollo-launch', 'tsk-apollo-design', 'tsk-apollo-api', 'tsk-gemini-kickoff', 'tsk-gemini-research', 'tsk-mercury-handover']);
+      expect(ids).to.deep.equal([
+        'tsk-apollo-launch',
+        'tsk-apollo-design',
+        'tsk-apollo-api',
+        'tsk-gemini-kickoff',
+        'tsk-gemini-research',
+        'tsk-mercury-handover',
+      ]);
     });
 
     it('counts ($count=true with $top=1), with and without a filter', async () => {
@@ -169,23 +182,41 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       expect(await carol.newRequest({ collection: 'task/$count' })).to.equal('6');
     });
 
-    it('filters on dates and date-times with the client\'s V4 literals', async () => {
-      const projects = await carol
-        .getEntitySet<Project>('project')
-        .query(carol.newOptions<Project>().filter(carol.newFilter<Project>().property('start_date').ge(EdmV4.Date.from(new Date('2025-01-01T00:00:00Z')))).select(['name']).orderby('name', 'asc'));
+    it("filters on dates and date-times with the client's V4 literals", async () => {
+      const projects = await carol.getEntitySet<Project>('project').query(
+        carol
+          .newOptions<Project>()
+          .filter(
+            carol
+              .newFilter<Project>()
+              .property('start_date')
+              .ge(EdmV4.Date.from(new Date('2025-01-01T00:00:00Z'))),
+          )
+          .select(['name'])
+          .orderby('name', 'asc'),
+      );
       expect(projects.map((p) => p.id)).to.deep.equal(['prj-apollo', 'prj-gemini']);
-      const tasks = await carol
-        .getEntitySet<Task>('task')
-        .query(carol.newOptions<Task>().filter(carol.newFilter<Task>().property('due_at').lt(EdmV4.DateTimeOffset.from(new Date('2025-03-01T00:00:00Z')))).select(['title']).orderby('due_at', 'asc'));
+      const tasks = await carol.getEntitySet<Task>('task').query(
+        carol
+          .newOptions<Task>()
+          .filter(
+            carol
+              .newFilter<Task>()
+              .property('due_at')
+              .lt(EdmV4.DateTimeOffset.from(new Date('2025-03-01T00:00:00Z'))),
+          )
+          .select(['title'])
+          .orderby('due_at', 'asc'),
+      );
       expect(tasks.map((t) => t.id)).to.deep.equal(['tsk-mercury-handover', 'tsk-apollo-design']);
     });
 
-    it('searches ($search, without the client\'s default %...% wrapping)', async () => {
+    it("searches ($search, without the client's default %...% wrapping)", async () => {
       const found = await carol.getEntitySet<Task>('task').query(carol.newOptions<Task>().search('launch', false).select(['title']));
       expect(plain(found)).to.deep.equal([{ id: 'tsk-apollo-launch', title: 'Plan the launch' }]);
     });
 
-    it('applies the caller\'s permissions: a member sees her projects, without actual_cost', async () => {
+    it("applies the caller's permissions: a member sees her projects, without actual_cost", async () => {
       const mine = await alice.getEntitySet<Project>('project').query(alice.newOptions<Project>().orderby('name', 'asc'));
       expect(mine.map((p) => p.id)).to.deep.equal(['prj-apollo', 'prj-mercury']);
       for (const p of mine) expect(p).not.to.have.property('actual_cost');
@@ -205,7 +236,14 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
     it('retrieves an entity by key, whole and with $select', async () => {
       const projects = carol.getEntitySet<Project>('project');
       const apollo = await projects.retrieve('prj-apollo');
-      expect(apollo).to.include({ id: 'prj-apollo', name: 'Apollo Website Relaunch', account: 'acc-acme', status: 'active', budget: 120000, start_date: '2025-01-15' });
+      expect(apollo).to.include({
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        account: 'acc-acme',
+        status: 'active',
+        budget: 120000,
+        start_date: '2025-01-15',
+      });
       expect((apollo as any)['@odata.context']).to.equal('/odata/$metadata#project/$entity');
       expect(apollo.tags).to.deep.equal(['frontend', 'backend', 'customer']);
       expect(JSON.parse(apollo.settings!)).to.deep.equal({ notify_on_overrun: true, channel: '#apollo' });
@@ -213,7 +251,7 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       expect(plain(slim)).to.deep.equal({ id: 'prj-apollo', name: 'Apollo Website Relaunch', status: 'active' });
     });
 
-    it('rejects an unknown key, and a record out of the caller\'s scope, with NOT_FOUND', async () => {
+    it("rejects an unknown key, and a record out of the caller's scope, with NOT_FOUND", async () => {
       const missing = await rejection(carol.getEntitySet('project').retrieve('nope'));
       expect(missing).to.be.instanceOf(ODataServerError);
       expect(missing.message).to.include("'nope'");
@@ -245,7 +283,13 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
   describe('writes', () => {
     it('creates, updates (PATCH) and deletes an entity', async () => {
       const projects = carol.getEntitySet<Project>('project');
-      const created = await projects.create({ name: '  Client Project ', account: 'acc-acme', budget: 5000, tags: ['research'], settings: { nested: [1, 2] } as any });
+      const created = await projects.create({
+        name: '  Client Project ',
+        account: 'acc-acme',
+        budget: 5000,
+        tags: ['research'],
+        settings: { nested: [1, 2] } as any,
+      });
       expect(created.id).to.be.a('string').and.not.empty;
       expect(created).to.include({ name: 'Client Project', owner: 'carol', status: 'planning', priority: 'medium', budget: 5000 });
       expect(created.code).to.be.a('number');
@@ -266,7 +310,10 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
 
     it('sets a relation with @odata.bind', async () => {
       const tasks = carol.getEntitySet<Task>('task');
-      const created = await tasks.create({ title: 'Bound by the client', 'project_nav@odata.bind': "project('prj-gemini')" } as Partial<Task>);
+      const created = await tasks.create({
+        title: 'Bound by the client',
+        'project_nav@odata.bind': "project('prj-gemini')",
+      } as Partial<Task>);
       expect(created).to.include({ title: 'Bound by the client', project: 'prj-gemini', assignee: 'carol', status: 'todo', done: false });
       const back = await tasks.retrieve(created.id, carol.newOptions().select(['title']).expand('project_nav($select=name)'));
       expect(back.project_nav).to.deep.equal({ id: 'prj-gemini', name: 'Gemini Plant Monitoring' });
@@ -299,7 +346,11 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       const tasks = carol.getEntitySet<Task>('task');
       const [read, create, update] = await carol.execBatchRequests([
         carol.newBatchRequest({ collection: 'project', id: 'prj-apollo', params: carol.newOptions().select(['name', 'status']) }),
-        carol.newBatchRequest<Task>({ collection: 'task', method: 'POST', entity: { title: 'Batched task', project: 'prj-apollo', estimate_hours: 3 } }),
+        carol.newBatchRequest<Task>({
+          collection: 'task',
+          method: 'POST',
+          entity: { title: 'Batched task', project: 'prj-apollo', estimate_hours: 3 },
+        }),
         carol.newBatchRequest<Task>({ collection: 'task', method: 'PATCH', id: 'tsk-apollo-launch', entity: { status: 'doing' } }),
       ]);
       expect(read.status).to.equal(200);
@@ -338,8 +389,21 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
 
     it('runs a JSON batch (4.01) whose atomicity group references a new entity by its request id', async () => {
       const [create, update] = await carol.execBatchRequestsJson([
-        carol.newBatchRequest({ collection: 'project', method: 'POST', entity: { name: 'Batched project', account: 'acc-globex' }, atomicityGroup: 'g1', requestId: 'p' }),
-        carol.newBatchRequest({ collection: '$p', method: 'PATCH', entity: { status: 'active' }, atomicityGroup: 'g1', requestId: 'u', dependsOn: ['p'] }),
+        carol.newBatchRequest({
+          collection: 'project',
+          method: 'POST',
+          entity: { name: 'Batched project', account: 'acc-globex' },
+          atomicityGroup: 'g1',
+          requestId: 'p',
+        }),
+        carol.newBatchRequest({
+          collection: '$p',
+          method: 'PATCH',
+          entity: { status: 'active' },
+          atomicityGroup: 'g1',
+          requestId: 'u',
+          dependsOn: ['p'],
+        }),
       ]);
       expect([create.status, update.status]).to.deep.equal([201, 200]);
       const created: any = await create.json();
@@ -354,9 +418,28 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       const tasks = carol.getEntitySet<Task>('task');
       const before = await tasks.count();
       const responses = await carol.execBatchRequestsJson([
-        carol.newBatchRequest<Task>({ collection: 'task', method: 'POST', entity: { title: 'Rolled back', project: 'prj-gemini' }, atomicityGroup: 'g1', requestId: 'a' }),
-        carol.newBatchRequest<Task>({ collection: 'task', method: 'PATCH', id: 'tsk-gemini-kickoff', entity: { status: 'done' }, atomicityGroup: 'g1', requestId: 'b' }),
-        carol.newBatchRequest<Task>({ collection: 'task', method: 'POST', entity: { project: 'prj-gemini' }, atomicityGroup: 'g1', requestId: 'c' }),
+        carol.newBatchRequest<Task>({
+          collection: 'task',
+          method: 'POST',
+          entity: { title: 'Rolled back', project: 'prj-gemini' },
+          atomicityGroup: 'g1',
+          requestId: 'a',
+        }),
+        carol.newBatchRequest<Task>({
+          collection: 'task',
+          method: 'PATCH',
+          id: 'tsk-gemini-kickoff',
+          entity: { status: 'done' },
+          atomicityGroup: 'g1',
+          requestId: 'b',
+        }),
+        carol.newBatchRequest<Task>({
+          collection: 'task',
+          method: 'POST',
+          entity: { project: 'prj-gemini' },
+          atomicityGroup: 'g1',
+          requestId: 'c',
+        }),
       ]);
       const byId = Object.fromEntries(responses.map((r: any) => [r.raw.id, r]));
       expect(byId.c.status).to.equal(400);

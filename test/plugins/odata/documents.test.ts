@@ -53,7 +53,7 @@ describeOnDatabases('OData service document and $metadata', (server) => {
     expect(edm.types.project.annotations).to.deep.include({ 'Core.Description': 'Project' });
   });
 
-  it('types properties by the spec\'s mapping; required fields are not nullable', async () => {
+  it("types properties by the spec's mapping; required fields are not nullable", async () => {
     const { types } = await metadata();
     const type = (object: string, field: string) => types[object].properties[field];
     expect(type('project', 'name')).to.deep.equal({ type: 'Edm.String', nullable: false, json: false });
@@ -74,7 +74,7 @@ describeOnDatabases('OData service document and $metadata', (server) => {
     expect(type('expense', 'receipt')).to.deep.equal({ type: 'Edm.String', nullable: true, json: true });
   });
 
-  it('has a navigation property beside each relation\'s foreign key, bound to its entity set', async () => {
+  it("has a navigation property beside each relation's foreign key, bound to its entity set", async () => {
     const { types, sets } = await metadata();
     expect(types.task.properties.project).to.deep.equal({ type: 'Edm.String', nullable: false, json: false });
     expect(types.task.navigations).to.deep.equal({ project_nav: { type: 'ObjectQL.project', nullable: true } });
@@ -101,18 +101,21 @@ describeOnDatabases('OData service document and $metadata', (server) => {
     const again = await od(server(), 'GET', '/$metadata', undefined, USERS.alice, { 'if-none-match': etag });
     expect(again.status).to.equal(304);
     expect(again.body).to.equal(undefined);
-    expect((await od(server(), 'GET', '/$metadata', undefined, USERS.bob)).headers.get('etag'), 'bob has alice\'s roles').to.equal(etag);
+    expect((await od(server(), 'GET', '/$metadata', undefined, USERS.bob)).headers.get('etag'), "bob has alice's roles").to.equal(etag);
     expect((await od(server(), 'GET', '/$metadata', undefined, USERS.carol)).headers.get('etag')).not.to.equal(etag);
   });
 
-  it('rebuilds the document when an object\'s label or description changes', async () => {
+  it("rebuilds the document when an object's label or description changes", async () => {
     const s: TestServer = server();
     const before = await od(s, 'GET', '/$metadata');
     s.kernel.registry.setObjectInfo('milestone', { label: 'Checkpoint', description: 'A dated <goal> & "target"' });
     try {
       const after = await od(s, 'GET', '/$metadata');
       expect(after.headers.get('etag')).not.to.equal(before.headers.get('etag'));
-      expect(parseEdmx(after.body).types.milestone.annotations).to.deep.equal({ 'Core.Description': 'Checkpoint', 'Core.LongDescription': 'A dated <goal> & "target"' });
+      expect(parseEdmx(after.body).types.milestone.annotations).to.deep.equal({
+        'Core.Description': 'Checkpoint',
+        'Core.LongDescription': 'A dated <goal> & "target"',
+      });
     } finally {
       s.kernel.registry.setObjectInfo('milestone', { label: 'Milestone', description: '' });
     }

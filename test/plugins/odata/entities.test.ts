@@ -37,13 +37,21 @@ describeOnDatabases('OData entity routes', (server) => {
       const body = ok(res);
       expect(body['@odata.context']).to.equal(`${BASE}/$metadata#project/$entity`);
       expect(body).to.include({ id: 'prj-apollo', status: 'active' });
-      expect(res.headers.get('etag')).to.equal(body['@odata.etag']).and.match(/^W\/".+"$/);
+      expect(res.headers.get('etag'))
+        .to.equal(body['@odata.etag'])
+        .and.match(/^W\/".+"$/);
       expect(res.headers.get('cache-control')).to.equal('private, max-age=0, must-revalidate');
       expect(plain(ok(await od(server(), 'GET', "/project(id='prj-apollo')")))).to.deep.equal(plain(body));
     });
 
-    it('answers an absent record, and one out of the caller\'s scope, with the same 404', async () => {
-      const missing = expectODataError(await od(server(), 'GET', `/project${key('nope')}`, undefined, USERS.alice), 404, 'NOT_FOUND', "'nope'", 'project');
+    it("answers an absent record, and one out of the caller's scope, with the same 404", async () => {
+      const missing = expectODataError(
+        await od(server(), 'GET', `/project${key('nope')}`, undefined, USERS.alice),
+        404,
+        'NOT_FOUND',
+        "'nope'",
+        'project',
+      );
       const hidden = expectODataError(await od(server(), 'GET', `/project${key('prj-gemini')}`, undefined, USERS.alice), 404, 'NOT_FOUND');
       expect(JSON.stringify(hidden).split('prj-gemini').join('nope')).to.equal(JSON.stringify(missing));
     });
@@ -55,11 +63,15 @@ describeOnDatabases('OData entity routes', (server) => {
       expect(again.status).to.equal(304);
       expect(again.body).to.equal(undefined);
       expect(again.headers.get('etag')).to.equal(etag);
-      expect((await od(server(), 'GET', `/project${key('prj-gemini')}`, undefined, USERS.carol, { 'if-none-match': 'W/"other"' })).status).to.equal(200);
-      expect((await od(server(), 'GET', `/project${key('prj-gemini')}`, undefined, USERS.carol, { 'if-none-match': '*' })).status).to.equal(304);
+      expect(
+        (await od(server(), 'GET', `/project${key('prj-gemini')}`, undefined, USERS.carol, { 'if-none-match': 'W/"other"' })).status,
+      ).to.equal(200);
+      expect((await od(server(), 'GET', `/project${key('prj-gemini')}`, undefined, USERS.carol, { 'if-none-match': '*' })).status).to.equal(
+        304,
+      );
     });
 
-    it('counts with $count as text/plain, within the caller\'s scope', async () => {
+    it("counts with $count as text/plain, within the caller's scope", async () => {
       const res = await od(server(), 'GET', '/project/$count');
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/plain/);
@@ -70,9 +82,20 @@ describeOnDatabases('OData entity routes', (server) => {
     it('reads a property as {value}, JSON text for a json field, and a hidden one as unknown', async () => {
       const name = ok(await od(server(), 'GET', `/project${key('prj-apollo')}/name`));
       expect(name).to.deep.equal({ '@odata.context': `${BASE}/$metadata#project('prj-apollo')/name`, value: 'Apollo Website Relaunch' });
-      expect(JSON.parse(ok(await od(server(), 'GET', `/project${key('prj-apollo')}/settings`)).value)).to.have.property('channel', '#apollo');
-      const unknown = expectODataError(await od(server(), 'GET', `/project${key('prj-apollo')}/no_such_field`, undefined, USERS.alice), 404, 'NOT_FOUND');
-      const hidden = expectODataError(await od(server(), 'GET', `/project${key('prj-apollo')}/actual_cost`, undefined, USERS.alice), 404, 'NOT_FOUND');
+      expect(JSON.parse(ok(await od(server(), 'GET', `/project${key('prj-apollo')}/settings`)).value)).to.have.property(
+        'channel',
+        '#apollo',
+      );
+      const unknown = expectODataError(
+        await od(server(), 'GET', `/project${key('prj-apollo')}/no_such_field`, undefined, USERS.alice),
+        404,
+        'NOT_FOUND',
+      );
+      const hidden = expectODataError(
+        await od(server(), 'GET', `/project${key('prj-apollo')}/actual_cost`, undefined, USERS.alice),
+        404,
+        'NOT_FOUND',
+      );
       expect(JSON.stringify(hidden).split('actual_cost').join('no_such_field')).to.equal(JSON.stringify(unknown));
     });
 
@@ -87,7 +110,9 @@ describeOnDatabases('OData entity routes', (server) => {
     });
 
     it('answers Accept odata.metadata=none without control information, and $format likewise', async () => {
-      const res = await od(server(), 'GET', `/project${key('prj-apollo')}`, undefined, USERS.carol, { accept: 'application/json;odata.metadata=none' });
+      const res = await od(server(), 'GET', `/project${key('prj-apollo')}`, undefined, USERS.carol, {
+        accept: 'application/json;odata.metadata=none',
+      });
       const body = ok(res);
       expect(res.headers.get('content-type')).to.match(/odata\.metadata=none/);
       expect(Object.keys(body).filter((k) => k.includes('@'))).to.deep.equal([]);
@@ -121,19 +146,44 @@ describeOnDatabases('OData entity routes', (server) => {
     it('takes JSON text for json fields and checks it', async () => {
       const body = ok(await od(server(), 'POST', '/project', { name: 'Json project', settings: '{"a":[1,2]}' }), 201);
       expect(JSON.parse(body.settings)).to.deep.equal({ a: [1, 2] });
-      const { items } = (await server().rpc({ op: 'find', object: 'project', args: { filters: [['id', '=', body.id]], fields: ['settings'] } }, { 'x-test-user': JSON.stringify(USERS.carol) })).body;
+      const { items } = (
+        await server().rpc(
+          { op: 'find', object: 'project', args: { filters: [['id', '=', body.id]], fields: ['settings'] } },
+          { 'x-test-user': JSON.stringify(USERS.carol) },
+        )
+      ).body;
       expect(items[0].settings, 'stored as JSON, not as a string').to.deep.equal({ a: [1, 2] });
-      const bad = expectODataError(await od(server(), 'POST', '/project', { name: 'Bad json', settings: '{oops' }), 400, 'VALIDATION_ERROR');
+      const bad = expectODataError(
+        await od(server(), 'POST', '/project', { name: 'Bad json', settings: '{oops' }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expect(bad.details).to.deep.equal([{ code: 'VALIDATION_ERROR', message: bad.details[0].message, target: 'settings' }]);
     });
 
     it('binds a relation with <nav>@odata.bind and refuses deep inserts', async () => {
       const task = ok(await od(server(), 'POST', '/task', { title: 'Bound', 'project_nav@odata.bind': "project('prj-gemini')" }), 201);
       expect(task.project).to.equal('prj-gemini');
-      const url = ok(await od(server(), 'POST', '/task', { title: 'Bound by URL', 'project_nav@odata.bind': `${server().url}${BASE}/project('prj-mercury')` }), 201);
+      const url = ok(
+        await od(server(), 'POST', '/task', {
+          title: 'Bound by URL',
+          'project_nav@odata.bind': `${server().url}${BASE}/project('prj-mercury')`,
+        }),
+        201,
+      );
       expect(url.project).to.equal('prj-mercury');
-      expectODataError(await od(server(), 'POST', '/task', { title: 'Wrong set', 'project_nav@odata.bind': "account('acc-acme')" }), 400, 'INVALID_REQUEST', 'project_nav@odata.bind');
-      expectODataError(await od(server(), 'POST', '/task', { title: 'Deep', project_nav: { name: 'New' } }), 400, 'INVALID_REQUEST', 'Deep insert');
+      expectODataError(
+        await od(server(), 'POST', '/task', { title: 'Wrong set', 'project_nav@odata.bind': "account('acc-acme')" }),
+        400,
+        'INVALID_REQUEST',
+        'project_nav@odata.bind',
+      );
+      expectODataError(
+        await od(server(), 'POST', '/task', { title: 'Deep', project_nav: { name: 'New' } }),
+        400,
+        'INVALID_REQUEST',
+        'Deep insert',
+      );
     });
 
     it('reports validation failures per field: REQUIRED_FIELD for a missing one, the kernel details as innererror', async () => {
@@ -177,7 +227,12 @@ describeOnDatabases('OData entity routes', (server) => {
     });
 
     it('refuses a body id that differs from the key', async () => {
-      const error = expectODataError(await od(server(), 'PATCH', `/account${key('acc-acme')}`, { id: 'acc-other' }), 400, 'INVALID_REQUEST', 'acc-other');
+      const error = expectODataError(
+        await od(server(), 'PATCH', `/account${key('acc-acme')}`, { id: 'acc-other' }),
+        400,
+        'INVALID_REQUEST',
+        'acc-other',
+      );
       expect(error.details[0].target).to.equal('id');
     });
   });
@@ -187,25 +242,43 @@ describeOnDatabases('OData entity routes', (server) => {
       const created = ok(await od(server(), 'POST', '/account', { name: 'Guarded' }), 201);
       const etag = created['@odata.etag'];
       await new Promise((r) => setTimeout(r, 5));
-      const first = ok(await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'finance' }, USERS.carol, { 'if-match': etag }));
+      const first = ok(
+        await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'finance' }, USERS.carol, { 'if-match': etag }),
+      );
       const stale = await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'other' }, USERS.carol, { 'if-match': etag });
       const error = expectODataError(stale, 412, 'PRECONDITION_FAILED');
       expect(error.details[0].target).to.equal('If-Match');
       expect(ok(await od(server(), 'GET', `/account${key(created.id)}`)).industry).to.equal('finance');
-      ok(await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'other' }, USERS.carol, { 'if-match': first['@odata.etag'] }));
+      ok(
+        await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'other' }, USERS.carol, { 'if-match': first['@odata.etag'] }),
+      );
       ok(await od(server(), 'PATCH', `/account${key(created.id)}`, { industry: 'retail' }, USERS.carol, { 'if-match': '*' }));
     });
 
     it('DELETE with a stale ETag is 412; If-Match on an absent record is 404', async () => {
       const created = ok(await od(server(), 'POST', '/account', { name: 'Guarded delete' }), 201);
-      expectODataError(await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': 'W/"1999-01-01T00:00:00.000Z"' }), 412, 'PRECONDITION_FAILED');
-      expect((await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': created['@odata.etag'] })).status).to.equal(204);
-      expectODataError(await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': '*' }), 404, 'NOT_FOUND');
+      expectODataError(
+        await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': 'W/"1999-01-01T00:00:00.000Z"' }),
+        412,
+        'PRECONDITION_FAILED',
+      );
+      expect(
+        (await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': created['@odata.etag'] })).status,
+      ).to.equal(204);
+      expectODataError(
+        await od(server(), 'DELETE', `/account${key(created.id)}`, undefined, USERS.carol, { 'if-match': '*' }),
+        404,
+        'NOT_FOUND',
+      );
     });
 
     it('never lets a precondition hide a permission error', async () => {
       const etag = ok(await od(server(), 'GET', `/project${key('prj-apollo')}`, undefined, USERS.viewer))['@odata.etag'];
-      const error = expectODataError(await od(server(), 'PATCH', `/project${key('prj-apollo')}`, { priority: 'low' }, USERS.viewer, { 'if-match': 'W/"stale"' }), 403, 'FORBIDDEN');
+      const error = expectODataError(
+        await od(server(), 'PATCH', `/project${key('prj-apollo')}`, { priority: 'low' }, USERS.viewer, { 'if-match': 'W/"stale"' }),
+        403,
+        'FORBIDDEN',
+      );
       expect(error.innererror).to.deep.include({ required_permission: 'allow_edit', user_roles: ['viewer'] });
       expect(etag).to.be.a('string');
     });
@@ -241,8 +314,18 @@ describeOnDatabases('OData entity routes', (server) => {
     });
 
     it('takes JSON bodies only: another Content-Type, a malformed body, a missing one or an array is 400', async () => {
-      expectODataError(await od(server(), 'POST', '/account', 'name=x', USERS.carol, { 'content-type': 'application/x-www-form-urlencoded' }), 400, 'INVALID_REQUEST', 'Content-Type');
-      const malformed = expectODataError(await od(server(), 'POST', '/account', '{"name":', USERS.carol), 400, 'INVALID_REQUEST', 'Malformed JSON');
+      expectODataError(
+        await od(server(), 'POST', '/account', 'name=x', USERS.carol, { 'content-type': 'application/x-www-form-urlencoded' }),
+        400,
+        'INVALID_REQUEST',
+        'Content-Type',
+      );
+      const malformed = expectODataError(
+        await od(server(), 'POST', '/account', '{"name":', USERS.carol),
+        400,
+        'INVALID_REQUEST',
+        'Malformed JSON',
+      );
       expect(malformed.details).to.deep.equal([]);
       expectODataError(await od(server(), 'POST', '/account'), 400, 'INVALID_REQUEST', 'no body');
       expectODataError(await od(server(), 'POST', '/account', [{ name: 'a' }]), 400, 'INVALID_REQUEST', 'an array');

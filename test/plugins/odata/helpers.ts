@@ -26,7 +26,12 @@ export const SQLITE: DatasourceConfig = { driver: 'sql', client: 'better-sqlite3
  * skipped with a reason when PostgreSQL is unreachable, unless REQUIRE_SERVICES names it), each
  * with a server of its own started before the tests.
  */
-export function describeOnDatabases(title: string, body: (server: () => TestServer) => void, options: Record<string, unknown> = {}, config: ObjectQLConfig = {}): void {
+export function describeOnDatabases(
+  title: string,
+  body: (server: () => TestServer) => void,
+  options: Record<string, unknown> = {},
+  config: ObjectQLConfig = {},
+): void {
   for (const label of ['SQLite', 'PostgreSQL'] as const) {
     describe(`${title} (${label})`, function () {
       let s: TestServer | undefined;
@@ -53,13 +58,26 @@ export function describeOnDatabases(title: string, body: (server: () => TestServ
 }
 
 /** One request under the base path as `user` (carol unless given; null = anonymous). */
-export function od(s: TestServer, method: string, path: string, body?: unknown, user: Caller = USERS.carol, headers: Record<string, string> = {}): Promise<Res> {
+export function od(
+  s: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  user: Caller = USERS.carol,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   const identity: Record<string, string> = user ? { 'x-test-user': JSON.stringify(user) } : {};
   return s.request(method, BASE + path, body, { ...identity, ...headers });
 }
 
 /** GET with query options given as pairs (encoded here). */
-export function query(s: TestServer, path: string, params: Record<string, string>, user: Caller = USERS.carol, headers: Record<string, string> = {}): Promise<Res> {
+export function query(
+  s: TestServer,
+  path: string,
+  params: Record<string, string>,
+  user: Caller = USERS.carol,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   const qs = new URLSearchParams(params).toString();
   return od(s, 'GET', `${path}${qs ? `?${qs}` : ''}`, undefined, user, headers);
 }
@@ -118,11 +136,27 @@ export interface Edm {
   sets: Record<string, { entityType: string; bindings: Record<string, string> }>;
 }
 
-const LISTS = new Set(['edmx:Reference', 'edmx:Include', 'Schema', 'EntityType', 'Property', 'NavigationProperty', 'PropertyRef', 'EntitySet', 'NavigationPropertyBinding', 'Annotation', 'EntityContainer']);
+const LISTS = new Set([
+  'edmx:Reference',
+  'edmx:Include',
+  'Schema',
+  'EntityType',
+  'Property',
+  'NavigationProperty',
+  'PropertyRef',
+  'EntitySet',
+  'NavigationPropertyBinding',
+  'Annotation',
+  'EntityContainer',
+]);
 
 /** A CSDL XML document, parsed with fast-xml-parser (which rejects what is not well-formed XML). */
 export function parseEdmx(xml: string): Edm {
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name, _path, _leaf, isAttribute) => !isAttribute && LISTS.has(name) });
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name, _path, _leaf, isAttribute) => !isAttribute && LISTS.has(name),
+  });
   const doc = parser.parse(xml, true);
   const edmx = doc['edmx:Edmx'];
   expect(edmx, 'edmx:Edmx root').to.be.an('object');
@@ -136,20 +170,30 @@ export function parseEdmx(xml: string): Edm {
   for (const t of schema.EntityType ?? []) {
     types[t.Name] = {
       key: t.Key.PropertyRef.map((r: any) => r.Name),
-      properties: Object.fromEntries((t.Property ?? []).map((p: any) => [p.Name, {
-        type: p.Type,
-        nullable: p.Nullable !== 'false',
-        json: notes(p)['Core.MediaType'] === 'application/json',
-        ...(p.MaxLength ? { maxLength: Number(p.MaxLength) } : {}),
-      }])),
-      navigations: Object.fromEntries((t.NavigationProperty ?? []).map((n: any) => [n.Name, { type: n.Type, nullable: n.Nullable !== 'false' }])),
+      properties: Object.fromEntries(
+        (t.Property ?? []).map((p: any) => [
+          p.Name,
+          {
+            type: p.Type,
+            nullable: p.Nullable !== 'false',
+            json: notes(p)['Core.MediaType'] === 'application/json',
+            ...(p.MaxLength ? { maxLength: Number(p.MaxLength) } : {}),
+          },
+        ]),
+      ),
+      navigations: Object.fromEntries(
+        (t.NavigationProperty ?? []).map((n: any) => [n.Name, { type: n.Type, nullable: n.Nullable !== 'false' }]),
+      ),
       annotations: notes(t),
     };
   }
   const container = schema.EntityContainer[0];
   const sets: Edm['sets'] = {};
   for (const set of container.EntitySet ?? []) {
-    sets[set.Name] = { entityType: set.EntityType, bindings: Object.fromEntries((set.NavigationPropertyBinding ?? []).map((b: any) => [b.Path, b.Target])) };
+    sets[set.Name] = {
+      entityType: set.EntityType,
+      bindings: Object.fromEntries((set.NavigationPropertyBinding ?? []).map((b: any) => [b.Path, b.Target])),
+    };
   }
   return { version: edmx.Version, namespace: schema.Namespace, types, container: container.Name, sets };
 }
@@ -158,7 +202,11 @@ export function parseEdmx(xml: string): Edm {
 export function plain(entity: any): any {
   if (Array.isArray(entity)) return entity.map(plain);
   if (!entity || typeof entity !== 'object') return entity;
-  return Object.fromEntries(Object.entries(entity).filter(([k]) => !k.includes('@')).map(([k, v]) => [k, plain(v)]));
+  return Object.fromEntries(
+    Object.entries(entity)
+      .filter(([k]) => !k.includes('@'))
+      .map(([k, v]) => [k, plain(v)]),
+  );
 }
 
 /** A quoted key: Set('it''s'). */

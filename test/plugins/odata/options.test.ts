@@ -25,12 +25,14 @@ describe('OData plugin options', () => {
   }
 
   it('stops start-up on a wrong option, naming it', async () => {
-    expect(await startFails({ basePath: 'odata' })).to.include("Plugin 'odata'").and.include('basePath');
+    expect(await startFails({ basePath: 'odata' }))
+      .to.include("Plugin 'odata'")
+      .and.include('basePath');
     expect(await startFails({ maxExpandDepth: 'deep' })).to.include('maxExpandDepth');
     expect(await startFails({ etags: false })).to.include("unknown option 'etags'");
   });
 
-  it('refuses a basePath overlapping a route prefix and an expand depth above the kernel\'s limit', async () => {
+  it("refuses a basePath overlapping a route prefix and an expand depth above the kernel's limit", async () => {
     expect(await startFails({ basePath: '/api/data' })).to.include('routes.data');
     expect(await startFails({ basePath: '/api' })).to.include('overlaps');
     expect(await startFails({ maxExpandDepth: 5 })).to.include('limits.maxExpandDepth 3');
@@ -59,25 +61,47 @@ describe('OData plugin options', () => {
     s = await startODataServer({ enableSearch: false, maxExpandDepth: 1 });
     expectODataError(await query(s, '/project', { $search: 'apollo' }), 400, 'INVALID_REQUEST', '$search');
     ok(await query(s, '/task', { $expand: 'project_nav' }));
-    const error = expectODataError(await query(s, '/task', { $expand: 'project_nav($expand=account_nav)' }), 400, 'EXPAND_DEPTH_EXCEEDED', 'maximum expand depth is 1');
+    const error = expectODataError(
+      await query(s, '/task', { $expand: 'project_nav($expand=account_nav)' }),
+      400,
+      'EXPAND_DEPTH_EXCEEDED',
+      'maximum expand depth is 1',
+    );
     expect(error.details[0].target).to.equal('$expand');
   });
 
   it('without $batch, $batch is not found', async () => {
     s = await startODataServer({ enableBatch: false });
-    expectODataError(await od(s, 'POST', '/$batch', 'x', USERS.carol, { 'content-type': 'multipart/mixed; boundary=b' }), 404, 'NOT_FOUND', '$batch');
+    expectODataError(
+      await od(s, 'POST', '/$batch', 'x', USERS.carol, { 'content-type': 'multipart/mixed; boundary=b' }),
+      404,
+      'NOT_FOUND',
+      '$batch',
+    );
   });
 
   it('lists its routes and settings in the capabilities', async () => {
     s = await startODataServer({});
     const caps = (await s.request('GET', '/.well-known/objectql')).body.capabilities;
     const odata = caps.find((c: any) => c.plugin === 'odata');
-    expect(odata).to.deep.include({ protocol: 'odata', version: '4.0', basePath: BASE, metadata: `${BASE}/$metadata`, maxExpandDepth: 3, batch: true, search: true, etags: true });
+    expect(odata).to.deep.include({
+      protocol: 'odata',
+      version: '4.0',
+      basePath: BASE,
+      metadata: `${BASE}/$metadata`,
+      maxExpandDepth: 3,
+      batch: true,
+      search: true,
+      etags: true,
+    });
     expect(odata.routes).to.include.members([`GET ${BASE}`, `GET ${BASE}/$metadata`, `POST ${BASE}/$batch`]);
   });
 
   it('answers failures before the route (credentials refused, rate limit) in OData format', async () => {
-    s = await startODataServer({}, { plugins: { auth: { jwt: { secret: 'x'.repeat(32) }, required: false }, 'rate-limit': { tiers: { anonymous: { perMinute: 2 } } } } });
+    s = await startODataServer(
+      {},
+      { plugins: { auth: { jwt: { secret: 'x'.repeat(32) }, required: false }, 'rate-limit': { tiers: { anonymous: { perMinute: 2 } } } } },
+    );
     const refused = await s.request('GET', `${BASE}/account`, undefined, { authorization: 'Bearer not-a-token' });
     const error = expectODataError(refused, 401, 'UNAUTHORIZED');
     expect(JSON.stringify(error)).not.to.include('not-a-token');

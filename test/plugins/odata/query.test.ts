@@ -13,10 +13,19 @@ const ids = (body: any) => body.value.map((r: any) => r.id);
 describeOnDatabases('OData query options', (server) => {
   it('filters with comparisons, logic and functions', async () => {
     expect(ids(ok(await query(server(), '/project', { $filter: "status eq 'active'" })))).to.deep.equal(['prj-apollo']);
-    expect(ids(ok(await query(server(), '/project', { $filter: 'budget gt 10000 and not (status eq \'active\')', $orderby: 'id' })))).to.deep.equal(['prj-gemini']);
-    expect(ids(ok(await query(server(), '/project', { $filter: "contains(name,'Ledger') or startswith(name,'Gem')", $orderby: 'id' })))).to.deep.equal(['prj-gemini', 'prj-mercury']);
-    expect(ids(ok(await query(server(), '/project', { $filter: 'length(name) lt 24', $orderby: 'id' })))).to.deep.equal(['prj-apollo', 'prj-gemini']);
-    expect(ids(ok(await query(server(), '/project', { $filter: "start_date ge 2025-01-01 and end_date eq null" })))).to.deep.equal(['prj-gemini']);
+    expect(
+      ids(ok(await query(server(), '/project', { $filter: "budget gt 10000 and not (status eq 'active')", $orderby: 'id' }))),
+    ).to.deep.equal(['prj-gemini']);
+    expect(
+      ids(ok(await query(server(), '/project', { $filter: "contains(name,'Ledger') or startswith(name,'Gem')", $orderby: 'id' }))),
+    ).to.deep.equal(['prj-gemini', 'prj-mercury']);
+    expect(ids(ok(await query(server(), '/project', { $filter: 'length(name) lt 24', $orderby: 'id' })))).to.deep.equal([
+      'prj-apollo',
+      'prj-gemini',
+    ]);
+    expect(ids(ok(await query(server(), '/project', { $filter: 'start_date ge 2025-01-01 and end_date eq null' })))).to.deep.equal([
+      'prj-gemini',
+    ]);
   });
 
   it('selects properties: the context URL lists them, the ETag stays without leaking timestamps', async () => {
@@ -43,17 +52,26 @@ describeOnDatabases('OData query options', (server) => {
 
   it('searches text properties case-insensitively, combined with $filter', async () => {
     expect(ids(ok(await query(server(), '/project', { $search: 'RELAUNCH' })))).to.deep.equal(['prj-apollo']);
-    expect(ids(ok(await query(server(), '/project', { $search: 'monitoring OR migration', $filter: "priority eq 'low'" })))).to.deep.equal(['prj-mercury']);
+    expect(ids(ok(await query(server(), '/project', { $search: 'monitoring OR migration', $filter: "priority eq 'low'" })))).to.deep.equal([
+      'prj-mercury',
+    ]);
   });
 
   it('expands a navigation property into it, keeping the foreign key', async () => {
-    const body = ok(await query(server(), '/task', { $filter: "id eq 'tsk-apollo-api'", $expand: 'project_nav($select=name;$expand=account_nav($select=name))' }));
+    const body = ok(
+      await query(server(), '/task', {
+        $filter: "id eq 'tsk-apollo-api'",
+        $expand: 'project_nav($select=name;$expand=account_nav($select=name))',
+      }),
+    );
     const task = body.value[0];
     expect(task.project).to.equal('prj-apollo');
     expect(task.project_nav).to.deep.include({ id: 'prj-apollo', name: 'Apollo Website Relaunch' });
     expect(task.project_nav.account_nav).to.deep.include({ id: 'acc-acme', name: 'Acme Corporation' });
     // A navigation property in $select is allowed beside its $expand.
-    const selected = ok(await query(server(), `/task${key('tsk-apollo-api')}`, { $select: 'title,project_nav', $expand: 'project_nav($select=name)' }));
+    const selected = ok(
+      await query(server(), `/task${key('tsk-apollo-api')}`, { $select: 'title,project_nav', $expand: 'project_nav($select=name)' }),
+    );
     expect(selected).to.have.keys('@odata.context', '@odata.etag', 'id', 'title', 'project_nav');
     expect(selected['@odata.context']).to.equal(`${BASE}/$metadata#task(title,project_nav)/$entity`);
     // Without $select an expanded entity has its timestamps, and so its ETag.
@@ -78,7 +96,15 @@ describeOnDatabases('OData query options', (server) => {
   });
 
   it('answers malformed options with INVALID_REQUEST naming the option', async () => {
-    for (const [option, value] of [['$filter', "name eq 'x"], ['$filter', 'name eq'], ['$orderby', 'name sideways'], ['$top', '-1'], ['$skip', 'x'], ['$count', 'yes'], ['$expand', 'project_nav($top=x)']]) {
+    for (const [option, value] of [
+      ['$filter', "name eq 'x"],
+      ['$filter', 'name eq'],
+      ['$orderby', 'name sideways'],
+      ['$top', '-1'],
+      ['$skip', 'x'],
+      ['$count', 'yes'],
+      ['$expand', 'project_nav($top=x)'],
+    ]) {
       const error = expectODataError(await query(server(), '/task', { [option]: value }), 400, 'INVALID_REQUEST', option);
       expect(error.details[0].target, `${option}=${value}`).to.be.oneOf([option, 'name']);
     }
@@ -111,16 +137,23 @@ describeOnDatabases('OData query options', (server) => {
   });
 });
 
-describeOnDatabases('OData server-driven paging', (server) => {
-  it('pages a query without $top at limits.defaultTop and links to the rest', async () => {
-    const first = ok(await query(server(), '/task', { $orderby: 'id', $count: 'true' }));
-    expect(first.value).to.have.length(2);
-    expect(first['@odata.count']).to.equal(6);
-    const next: string = first['@odata.nextLink'];
-    expect(next).to.equal(`${BASE}/task?%24orderby=id&%24count=true&%24skip=2`);
-    const second = ok(await query(server(), next.slice(BASE.length).split('?')[0], Object.fromEntries(new URLSearchParams(next.split('?')[1]))));
-    expect(ids(second)).to.deep.equal(['tsk-apollo-launch', 'tsk-gemini-kickoff']);
-    expect(second['@odata.nextLink']).to.include('%24skip=4');
-    expect(ok(await query(server(), '/task', { $top: '2' }))).not.to.have.property('@odata.nextLink');
-  });
-}, {}, { limits: { defaultTop: 2 } });
+describeOnDatabases(
+  'OData server-driven paging',
+  (server) => {
+    it('pages a query without $top at limits.defaultTop and links to the rest', async () => {
+      const first = ok(await query(server(), '/task', { $orderby: 'id', $count: 'true' }));
+      expect(first.value).to.have.length(2);
+      expect(first['@odata.count']).to.equal(6);
+      const next: string = first['@odata.nextLink'];
+      expect(next).to.equal(`${BASE}/task?%24orderby=id&%24count=true&%24skip=2`);
+      const second = ok(
+        await query(server(), next.slice(BASE.length).split('?')[0], Object.fromEntries(new URLSearchParams(next.split('?')[1]))),
+      );
+      expect(ids(second)).to.deep.equal(['tsk-apollo-launch', 'tsk-gemini-kickoff']);
+      expect(second['@odata.nextLink']).to.include('%24skip=4');
+      expect(ok(await query(server(), '/task', { $top: '2' }))).not.to.have.property('@odata.nextLink');
+    });
+  },
+  {},
+  { limits: { defaultTop: 2 } },
+);

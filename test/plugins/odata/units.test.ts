@@ -37,20 +37,38 @@ describe('OData resource paths', () => {
   it('reads quoted keys: doubled quotes, percent-encoding, parentheses and slashes inside', () => {
     expect(parsePath("/account('o''brien')")).to.deep.include({ key: "o'brien" });
     expect(parsePath("/account('a%20b')")).to.deep.include({ key: 'a b' });
-    expect(parsePath("/account(%27x%27)")).to.deep.include({ key: 'x' });
+    expect(parsePath('/account(%27x%27)')).to.deep.include({ key: 'x' });
     expect(parsePath("/account('f(x)')")).to.deep.include({ key: 'f(x)' });
     expect(parsePath("/account('a%2Fb')")).to.deep.include({ key: 'a/b' });
   });
 
   it('answers a malformed key with INVALID_REQUEST naming the segment', () => {
-    for (const bad of ['/project(p1)', "/project('p1)", "/project('it's')", '/project()', "/project('')", "/project(name='x')", "/project('a')('b')", '/project(1)']) {
+    for (const bad of [
+      '/project(p1)',
+      "/project('p1)",
+      "/project('it's')",
+      '/project()',
+      "/project('')",
+      "/project(name='x')",
+      "/project('a')('b')",
+      '/project(1)',
+    ]) {
       const err = fails(() => parsePath(bad), 'INVALID_REQUEST', 'Malformed key');
       expect(err.details).to.be.an('array').with.length(1);
     }
   });
 
   it('answers shapes it does not serve with NOT_FOUND', () => {
-    for (const path of ['/$foo', '/$metadata/x', '/project/$ref', '/project/x', "/project('a')/b/c", "/project('a')/$value", '/1abc', '/pro-ject']) {
+    for (const path of [
+      '/$foo',
+      '/$metadata/x',
+      '/project/$ref',
+      '/project/x',
+      "/project('a')/b/c",
+      "/project('a')/$value",
+      '/1abc',
+      '/pro-ject',
+    ]) {
       fails(() => parsePath(path, '/odata'), 'NOT_FOUND', '/odata');
     }
     fails(() => parsePath('/project%E0%A4%A'), 'INVALID_REQUEST', 'percent-encoding');
@@ -59,13 +77,18 @@ describe('OData resource paths', () => {
   it('splits the query', () => {
     const { resource, query } = parseUrl('/project?$top=2&$select=name', '/odata');
     expect(resource).to.deep.equal({ kind: 'collection', set: 'project' });
-    expect([...query]).to.deep.equal([['$top', '2'], ['$select', 'name']]);
+    expect([...query]).to.deep.equal([
+      ['$top', '2'],
+      ['$select', 'name'],
+    ]);
   });
 });
 
 describe('OData ETags', () => {
   it('derives a weak ETag from updated_at, else created_at', () => {
-    expect(etagOf({ updated_at: '2025-01-02T03:04:05.678Z', created_at: '2024-01-01T00:00:00.000Z' })).to.equal('W/"2025-01-02T03:04:05.678Z"');
+    expect(etagOf({ updated_at: '2025-01-02T03:04:05.678Z', created_at: '2024-01-01T00:00:00.000Z' })).to.equal(
+      'W/"2025-01-02T03:04:05.678Z"',
+    );
     expect(etagOf({ created_at: '2024-01-01T00:00:00Z' })).to.equal('W/"2024-01-01T00:00:00.000Z"');
     expect(etagOf({ id: 'x' })).to.equal(undefined);
     expect(etagOf({ updated_at: 'not a date' })).to.equal(undefined);
@@ -110,22 +133,45 @@ describe('OData error bodies', () => {
   });
 
   it('keeps permission details (required_permission, user_roles) and names the object or field as target', () => {
-    const body = odataErrorBody(new ObjectQLError('FORBIDDEN', 'Not allowed', { required_permission: 'allow_edit', object: 'project', field: 'budget', user_roles: ['member'] }));
+    const body = odataErrorBody(
+      new ObjectQLError('FORBIDDEN', 'Not allowed', {
+        required_permission: 'allow_edit',
+        object: 'project',
+        field: 'budget',
+        user_roles: ['member'],
+      }),
+    );
     expect(body.error.details).to.deep.equal([{ code: 'FORBIDDEN', message: 'Not allowed', target: 'budget' }]);
     expect(body.error.innererror).to.deep.include({ required_permission: 'allow_edit', user_roles: ['member'] });
-    expect(odataErrorBody(new ObjectQLError('NOT_FOUND', 'x', { object: 'p' })).error.details).to.deep.equal([{ code: 'NOT_FOUND', message: 'x', target: 'p' }]);
+    expect(odataErrorBody(new ObjectQLError('NOT_FOUND', 'x', { object: 'p' })).error.details).to.deep.equal([
+      { code: 'NOT_FOUND', message: 'x', target: 'p' },
+    ]);
   });
 
   it('passes OData details through and gives an empty list when there are none', () => {
     const details = [{ code: 'INVALID_REQUEST', message: 'bad', target: '$filter' }];
-    expect(odataErrorBody(new ObjectQLError('INVALID_REQUEST', 'bad', details)).error).to.deep.equal({ code: 'INVALID_REQUEST', message: 'bad', details });
-    expect(odataErrorBody(new ObjectQLError('INTERNAL_ERROR', 'Internal server error')).error).to.deep.equal({ code: 'INTERNAL_ERROR', message: 'Internal server error', details: [] });
+    expect(odataErrorBody(new ObjectQLError('INVALID_REQUEST', 'bad', details)).error).to.deep.equal({
+      code: 'INVALID_REQUEST',
+      message: 'bad',
+      details,
+    });
+    expect(odataErrorBody(new ObjectQLError('INTERNAL_ERROR', 'Internal server error')).error).to.deep.equal({
+      code: 'INTERNAL_ERROR',
+      message: 'Internal server error',
+      details: [],
+    });
   });
 });
 
 describe('OData options', () => {
   it('has the spec defaults', () => {
-    expect(parseOptions({})).to.deep.equal({ basePath: '/odata', maxExpandDepth: 3, enableBatch: true, enableSearch: true, enableETags: true });
+    expect(parseOptions({})).to.deep.equal({
+      basePath: '/odata',
+      maxExpandDepth: 3,
+      enableBatch: true,
+      enableSearch: true,
+      enableETags: true,
+    });
     expect(parseOptions(undefined)).to.have.property('basePath', '/odata');
   });
 
@@ -139,7 +185,9 @@ describe('OData options', () => {
       }
       throw new Error('expected a failure');
     };
-    expect(message({ basePath: 'odata' })).to.include('basePath').and.include("'/odata'");
+    expect(message({ basePath: 'odata' }))
+      .to.include('basePath')
+      .and.include("'/odata'");
     expect(message({ basePath: '/odata/' })).to.include('basePath');
     expect(message({ basePath: '/od ata' })).to.include('basePath');
     expect(message({ port: 70000 })).to.include('port must be between 0 and 65535');

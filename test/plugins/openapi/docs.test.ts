@@ -56,7 +56,12 @@ describe('OpenAPI API reference page', () => {
   });
 
   it('serves only the listed assets: other swagger-ui-dist files and traversal are 404', async () => {
-    for (const path of ['/api/objectql/docs/index.html', '/api/objectql/docs/package.json', '/api/objectql/docs/..%2Fpackage.json', '/api/objectql/docs/swagger-ui.js']) {
+    for (const path of [
+      '/api/objectql/docs/index.html',
+      '/api/objectql/docs/package.json',
+      '/api/objectql/docs/..%2Fpackage.json',
+      '/api/objectql/docs/swagger-ui.js',
+    ]) {
       const res = await s.request('GET', path);
       expect(res.status, path).to.equal(404);
       expect(res.body.error.code, path).to.equal('NOT_FOUND');
@@ -119,7 +124,14 @@ describe('OpenAPI plugin configuration', () => {
 
   it('drops anonymous access from the global security when auth is required', async () => {
     // No auth plugin exists here: the setting is read from the config, so a stand-in plugin named 'auth' carries it.
-    const kernel = await createKernel({ port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } }, plugins: { rpc: true, openapi: true } });
+    const kernel = await createKernel({
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      metadata: [SAMPLE_METADATA],
+      datasources: { default: { driver: 'memory' } },
+      plugins: { rpc: true, openapi: true },
+    });
     (kernel.config.plugins as Record<string, unknown>).auth = { required: true };
     kernel.use({ name: 'auth', register() {} });
     await kernel.start();
@@ -138,7 +150,11 @@ describe('OpenAPI plugin configuration', () => {
       [{ docsPath: '/a b' }, /docsPath must be a path/],
       [{ title: '' }, /title must be a non-empty string/],
     ] as const) {
-      const err = await createKernel({ logLevel: 'silent', metadata: [SAMPLE_METADATA], plugins: { rpc: true, openapi: options as Record<string, unknown> } }).then(
+      const err = await createKernel({
+        logLevel: 'silent',
+        metadata: [SAMPLE_METADATA],
+        plugins: { rpc: true, openapi: options as Record<string, unknown> },
+      }).then(
         () => undefined,
         (e: Error) => e,
       );

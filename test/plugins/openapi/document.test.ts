@@ -10,15 +10,33 @@ import { baseDocument, schemaNameClashes } from '../../../plugins/openapi/docume
 
 function object(name: string, fields: Partial<FieldDefinition>[] = []): ObjectDefinition {
   const all = [{ name: 'id', type: 'text', label: 'ID', system: true }, ...fields].map((f) => ({ label: f.name, ...f }) as FieldDefinition);
-  return { name, label: name, datasource: 'default', fields: Object.fromEntries(all.map((f) => [f.name, f])), indexes: [], actions: {}, rules: [], hooks: [] };
+  return {
+    name,
+    label: name,
+    datasource: 'default',
+    fields: Object.fromEntries(all.map((f) => [f.name, f])),
+    indexes: [],
+    actions: {},
+    rules: [],
+    hooks: [],
+  };
 }
 
-const SETTINGS = { title: 'T', version: '1.0.0', documentPath: '/api/objectql/openapi.json', docsPath: '/api/objectql/docs', anonymous: true };
+const SETTINGS = {
+  title: 'T',
+  version: '1.0.0',
+  documentPath: '/api/objectql/openapi.json',
+  docsPath: '/api/objectql/docs',
+  anonymous: true,
+};
 
 describe('OpenAPI document cache', () => {
   it('builds once, and again only when a label or description changed', () => {
     const defs = [object('book'), object('author')];
-    const cache = new DocumentCache(() => defs, (objects) => baseDocument(SETTINGS, objects));
+    const cache = new DocumentCache(
+      () => defs,
+      (objects) => baseDocument(SETTINGS, objects),
+    );
     const first = cache.get();
     expect(cache.get()).to.equal(first);
     expect(cache.buildCount).to.equal(1);
@@ -35,10 +53,13 @@ describe('OpenAPI document cache', () => {
 
   it('does not cache a failed build', () => {
     let fail = true;
-    const cache = new DocumentCache(() => [], () => {
-      if (fail) throw new Error('tap failed');
-      return baseDocument(SETTINGS, []);
-    });
+    const cache = new DocumentCache(
+      () => [],
+      () => {
+        if (fail) throw new Error('tap failed');
+        return baseDocument(SETTINGS, []);
+      },
+    );
     expect(() => cache.get()).to.throw('tap failed');
     fail = false;
     expect(JSON.parse(cache.get().json).openapi).to.equal('3.0.3');
@@ -48,8 +69,12 @@ describe('OpenAPI document cache', () => {
 describe('OpenAPI schema names', () => {
   it('reports objects whose schema names clash with each other or with a shared schema', () => {
     expect(schemaNameClashes([object('book'), object('author')])).to.deep.equal([]);
-    expect(schemaNameClashes([object('order_line'), object('orderLine')])[0]).to.include("'OrderLine'").and.include("object 'order_line'");
-    expect(schemaNameClashes([object('error')])[0]).to.include("'Error'").and.include('shared schema');
+    expect(schemaNameClashes([object('order_line'), object('orderLine')])[0])
+      .to.include("'OrderLine'")
+      .and.include("object 'order_line'");
+    expect(schemaNameClashes([object('error')])[0])
+      .to.include("'Error'")
+      .and.include('shared schema');
     expect(schemaNameClashes([object('book'), object('book_input')])[0]).to.include("'BookInput'");
     expect(() => baseDocument(SETTINGS, [object('page_meta')])).to.throw(/PageMeta/);
   });
@@ -79,7 +104,9 @@ describe('kernel field schemas (OpenAPI 3.0.3 rules)', () => {
   it('lists null in a nullable enum, not in a required one, and never writes an empty enum', () => {
     expect(record.kind).to.deep.include({ nullable: true, enum: ['a', null] });
     expect(input.kind).to.deep.include({ nullable: true, enum: ['a', null] });
-    expect(record.must).to.deep.include({ enum: ['a'] }).and.not.have.property('nullable');
+    expect(record.must)
+      .to.deep.include({ enum: ['a'] })
+      .and.not.have.property('nullable');
     expect(input.must).to.not.have.property('nullable');
     expect(record.free).to.not.have.property('enum');
   });

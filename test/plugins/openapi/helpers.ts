@@ -63,7 +63,9 @@ export function checkSemantics(doc: any): void {
   for (const [path, method, op] of operations(doc)) {
     const where = `${method.toUpperCase()} ${path}`;
     if (op.operationId) {
-      expect(ids.has(op.operationId), `operationId '${op.operationId}' of ${where} is also used by ${ids.get(op.operationId)}`).to.equal(false);
+      expect(ids.has(op.operationId), `operationId '${op.operationId}' of ${where} is also used by ${ids.get(op.operationId)}`).to.equal(
+        false,
+      );
       ids.set(op.operationId, where);
     }
     const params = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolveRef(doc, p));
@@ -76,9 +78,11 @@ export function checkSemantics(doc: any): void {
   }
   walkSchemas(doc, (schema, where) => {
     if (schema.nullable !== undefined) expect(schema.type, `${where}: nullable without a type has no effect in 3.0.3`).to.be.a('string');
-    if (schema.nullable === true && Array.isArray(schema.enum)) expect(schema.enum, `${where}: a nullable enum must list null`).to.include(null);
+    if (schema.nullable === true && Array.isArray(schema.enum))
+      expect(schema.enum, `${where}: a nullable enum must list null`).to.include(null);
     if (Array.isArray(schema.required) && schema.type === 'object' && !schema.additionalProperties) {
-      for (const name of schema.required) expect(schema.properties ?? {}, `${where}: required '${name}' is not a property`).to.have.property(name);
+      for (const name of schema.required)
+        expect(schema.properties ?? {}, `${where}: required '${name}' is not a property`).to.have.property(name);
     }
     if (schema.$ref) expect(Object.keys(schema), `${where}: siblings of $ref are ignored in 3.0`).to.deep.equal(['$ref']);
   });
@@ -86,7 +90,10 @@ export function checkSemantics(doc: any): void {
 
 function resolveRef(doc: any, value: any): any {
   if (!value?.$ref) return value;
-  return value.$ref.slice(2).split('/').reduce((node: any, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return value.$ref
+    .slice(2)
+    .split('/')
+    .reduce((node: any, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 }
 
 /** Calls `visit` on every schema object of the document (components and inline). */
@@ -100,7 +107,8 @@ export function walkSchemas(doc: any, visit: (schema: any, where: string) => voi
     for (const key of ['allOf', 'oneOf', 'anyOf']) (s[key] ?? []).forEach((x: any, i: number) => schema(x, `${where}.${key}[${i}]`));
     for (const [name, p] of Object.entries(s.properties ?? {})) schema(p, `${where}.properties.${name}`);
   };
-  const content = (c: any, where: string) => Object.entries<any>(c ?? {}).forEach(([type, media]) => schema(media.schema, `${where}.${type}`));
+  const content = (c: any, where: string) =>
+    Object.entries<any>(c ?? {}).forEach(([type, media]) => schema(media.schema, `${where}.${type}`));
   for (const [name, s] of Object.entries(doc.components?.schemas ?? {})) schema(s, `#/components/schemas/${name}`);
   for (const [path, method, op] of operations(doc)) {
     const where = `${method.toUpperCase()} ${path}`;

@@ -99,7 +99,18 @@ describe('OpenAPI document', () => {
     expect(post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/RpcRequest' });
     const request = doc.components.schemas.RpcRequest;
     expect(request.discriminator.propertyName).to.equal('op');
-    expect(Object.keys(request.discriminator.mapping)).to.have.members(['find', 'findOne', 'create', 'update', 'delete', 'count', 'action', 'createMany', 'updateMany', 'deleteMany']);
+    expect(Object.keys(request.discriminator.mapping)).to.have.members([
+      'find',
+      'findOne',
+      'create',
+      'update',
+      'delete',
+      'count',
+      'action',
+      'createMany',
+      'updateMany',
+      'deleteMany',
+    ]);
     expect(request.oneOf).to.have.length(10);
     expect(doc.components.schemas.RpcObjectName.enum).to.have.members(SAMPLE_OBJECTS);
     expect(doc.components.schemas.RpcFindRequest.properties.op.enum).to.deep.equal(['find']);
@@ -119,7 +130,13 @@ describe('OpenAPI document', () => {
 
   it('has the REST routes when the REST plugin is enabled', function () {
     if (!hasRest()) this.skip();
-    for (const route of ['GET /api/data/:object', 'POST /api/data/:object', 'GET /api/data/:object/:id', 'PUT /api/data/:object/:id', 'DELETE /api/data/:object/:id']) {
+    for (const route of [
+      'GET /api/data/:object',
+      'POST /api/data/:object',
+      'GET /api/data/:object/:id',
+      'PUT /api/data/:object/:id',
+      'DELETE /api/data/:object/:id',
+    ]) {
       expect(routeInDocument(doc, route), route).to.equal(true);
     }
   });
@@ -134,7 +151,9 @@ describe('OpenAPI document', () => {
   it('has the File API: multipart uploads answering the Attachment schema, downloads with ranges, file error codes', () => {
     const upload = doc.paths['/api/files/upload'].post;
     expect(upload.requestBody.content['multipart/form-data'].schema.required).to.deep.equal(['file']);
-    expect(upload.responses['200'].content['application/json'].schema.properties.data).to.deep.equal({ $ref: '#/components/schemas/Attachment' });
+    expect(upload.responses['200'].content['application/json'].schema.properties.data).to.deep.equal({
+      $ref: '#/components/schemas/Attachment',
+    });
     expect(upload.responses['413'].description).to.contain('FILE_TOO_LARGE');
     expect(upload.responses['415'].description).to.contain('FILE_TYPE_NOT_ALLOWED');
     expect(doc.components.schemas.Attachment.required).to.include.members(['name', 'url', 'size', 'type']);
@@ -154,7 +173,13 @@ describe('OpenAPI document', () => {
   it('advertises the document and the docs page in its capability', async () => {
     const discovery = await s.request('GET', '/.well-known/objectql');
     const cap = discovery.body.capabilities.find((c: any) => c.plugin === 'openapi');
-    expect(cap).to.deep.include({ protocol: 'openapi', version: '3.0.3', document: DOC, docs: '/api/objectql/docs', routes: [`GET ${DOC}`, 'GET /api/objectql/docs'] });
+    expect(cap).to.deep.include({
+      protocol: 'openapi',
+      version: '3.0.3',
+      document: DOC,
+      docs: '/api/objectql/docs',
+      routes: [`GET ${DOC}`, 'GET /api/objectql/docs'],
+    });
   });
 });
 

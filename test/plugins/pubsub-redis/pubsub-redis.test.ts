@@ -157,7 +157,10 @@ describe('pubsub-redis plugin', function () {
     const end = Date.now() + 15000;
     while (Date.now() < end) {
       after = await create(b);
-      const seen = await until(() => onA.some((c) => c.record?.name === after), 500).then(() => true, () => false);
+      const seen = await until(() => onA.some((c) => c.record?.name === after), 500).then(
+        () => true,
+        () => false,
+      );
       if (seen) break;
     }
     expect(onA.some((c) => c.record?.name === after)).to.equal(true);
@@ -206,20 +209,32 @@ describe('pubsub-redis plugin', function () {
       const b = await startServer(config as never);
       servers.push(b);
       const authorization = `Bearer ${token(USERS.carol)}`;
-      const client = createClient({ url: `${a.url.replace(/^http/, 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization }, retryAttempts: 0 });
+      const client = createClient({
+        url: `${a.url.replace(/^http/, 'ws')}/api/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization },
+        retryAttempts: 0,
+      });
       try {
         const name = `GQL-B ${process.pid}-${++seq}`;
         const received = new Promise<{ name: string }>((resolve, reject) => {
           client.subscribe<{ projectCreated: { name: string } }>(
             { query: 'subscription { projectCreated(where: {status: "planning"}) { name } }' },
-            { next: (r) => (r.data?.projectCreated.name.startsWith(name) ? resolve(r.data.projectCreated) : undefined), error: reject, complete: () => undefined },
+            {
+              next: (r) => (r.data?.projectCreated.name.startsWith(name) ? resolve(r.data.projectCreated) : undefined),
+              error: reject,
+              complete: () => undefined,
+            },
           );
         });
         // The subscription is live once an event arrives: create until one does (graphql-ws acknowledges no subscribe).
         const deadline = Date.now() + 10000;
         let got: { name: string } | undefined;
         for (let attempt = 1; !got && Date.now() < deadline; attempt++) {
-          const res = await b.rpc({ op: 'create', object: 'project', args: { name: `${name} #${attempt}`, status: 'planning' } }, { authorization });
+          const res = await b.rpc(
+            { op: 'create', object: 'project', args: { name: `${name} #${attempt}`, status: 'planning' } },
+            { authorization },
+          );
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           got = await Promise.race([received, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))]);
         }

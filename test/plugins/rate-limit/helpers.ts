@@ -8,11 +8,21 @@ export type Caller = { id: string; roles: string[]; [key: string]: unknown } | n
 
 /** A server with JSON-RPC, REST (and more plugins if given) and the rate limit; identity from X-Test-User. */
 export function startLimited(options: RateLimitOptions, plugins: Record<string, unknown> = {}): Promise<TestServer> {
-  return startServer({ plugins: { rpc: true, rest: true, ...plugins, 'rate-limit': options as Record<string, unknown> } }, { identityFromHeader: true });
+  return startServer(
+    { plugins: { rpc: true, rest: true, ...plugins, 'rate-limit': options as Record<string, unknown> } },
+    { identityFromHeader: true },
+  );
 }
 
 /** One request as `user` (null: anonymous); GET of an open object's list unless told otherwise. */
-export function hit(s: TestServer, user: Caller = null, method = 'GET', path = '/api/data/account?top=1', body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+export function hit(
+  s: TestServer,
+  user: Caller = null,
+  method = 'GET',
+  path = '/api/data/account?top=1',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   return s.request(method, path, body, { ...headers, ...(user ? { 'x-test-user': JSON.stringify(user) } : {}) });
 }
 
@@ -31,11 +41,17 @@ export function limits(res: Res): Limits {
     return Number(value);
   };
   const retry = res.headers.get('retry-after');
-  return { limit: read('x-ratelimit-limit'), remaining: read('x-ratelimit-remaining'), reset: read('x-ratelimit-reset'), retryAfter: retry === null ? undefined : Number(retry) };
+  return {
+    limit: read('x-ratelimit-limit'),
+    remaining: read('x-ratelimit-remaining'),
+    reset: read('x-ratelimit-reset'),
+    retryAfter: retry === null ? undefined : Number(retry),
+  };
 }
 
 export function hasNoLimitHeaders(res: Res): void {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) expect(res.headers.get(name), name).to.equal(null);
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'])
+    expect(res.headers.get(name), name).to.equal(null);
 }
 
 /** Requests until the first 429 (at most `max`); returns how many were let through. */

@@ -30,7 +30,11 @@ describe('rate-limit over HTTP', () => {
       expect(res.status).to.equal(200);
       seen.push(limits(res));
     }
-    expect(seen.map((l) => [l.limit, l.remaining, l.retryAfter])).to.deep.equal([[3, 2, undefined], [3, 1, undefined], [3, 0, undefined]]);
+    expect(seen.map((l) => [l.limit, l.remaining, l.retryAfter])).to.deep.equal([
+      [3, 2, undefined],
+      [3, 1, undefined],
+      [3, 0, undefined],
+    ]);
     for (const l of seen) {
       expect(l.reset, 'within the coming minute').to.be.within(Math.floor(before), Math.ceil(nowSeconds()) + 60);
       expect(Math.abs(l.reset - seen[0].reset), 'a fixed window: one reset time').to.be.at.most(1);
@@ -77,7 +81,11 @@ describe('rate-limit over HTTP', () => {
 
   it('applies the tier: anonymous, authenticated, and premium by role or by claim', async () => {
     const s = await server({
-      tiers: { anonymous: { perMinute: 2, perHour: 100 }, authenticated: { perMinute: 3, perHour: 100 }, premium: { perMinute: 4, perHour: 100 } },
+      tiers: {
+        anonymous: { perMinute: 2, perHour: 100 },
+        authenticated: { perMinute: 3, perHour: 100 },
+        premium: { perMinute: 4, perHour: 100 },
+      },
       premium: { claim: { name: 'plan', value: 'gold' } },
     });
     expect(await allowance(s, null), 'anonymous').to.equal(2);
@@ -88,7 +96,7 @@ describe('rate-limit over HTTP', () => {
     expect(limits(await hit(s, { id: 'new', roles: [], plan: 'gold' })).limit).to.equal(4);
   });
 
-  it('counts a user marked anonymous (an auth plugin\'s caller without credentials) as anonymous, by address', async () => {
+  it("counts a user marked anonymous (an auth plugin's caller without credentials) as anonymous, by address", async () => {
     const s = await server({ tiers: { anonymous: { perMinute: 3, perHour: 100 } } });
     const guest = { id: 'anonymous', roles: ['guest', 'premium'], anonymous: true };
     expect(limits(await hit(s, guest))).to.deep.include({ limit: 3, remaining: 2 });
@@ -98,7 +106,10 @@ describe('rate-limit over HTTP', () => {
   });
 
   it('takes the premium roles from the options instead of the default role', async () => {
-    const s = await server({ tiers: { authenticated: { perMinute: 2, perHour: 100 }, premium: { perMinute: 3, perHour: 100 } }, premium: { roles: ['vip'] } });
+    const s = await server({
+      tiers: { authenticated: { perMinute: 2, perHour: 100 }, premium: { perMinute: 3, perHour: 100 } },
+      premium: { roles: ['vip'] },
+    });
     expect(await allowance(s, { id: 'a', roles: ['premium'] })).to.equal(2);
     expect(await allowance(s, { id: 'b', roles: ['vip'] })).to.equal(3);
   });
@@ -107,7 +118,11 @@ describe('rate-limit over HTTP', () => {
     const s = await server({ tiers: { anonymous: { perMinute: 5, perHour: 3 } } });
     const seen = [];
     for (let i = 0; i < 3; i++) seen.push(limits(await hit(s)));
-    expect(seen.map((l) => [l.limit, l.remaining])).to.deep.equal([[3, 2], [3, 1], [3, 0]]);
+    expect(seen.map((l) => [l.limit, l.remaining])).to.deep.equal([
+      [3, 2],
+      [3, 1],
+      [3, 0],
+    ]);
     expect(seen[0].reset - nowSeconds(), 'the hour resets later than a minute from now').to.be.greaterThan(60);
     const res = await hit(s);
     const retryAfter = expectTooMany(res);
@@ -152,7 +167,11 @@ describe('rate-limit over HTTP', () => {
     const capability = res.body.capabilities.find((c: { plugin: string }) => c.plugin === 'rate-limit');
     expect(capability).to.deep.equal({
       plugin: 'rate-limit',
-      tiers: { anonymous: { perMinute: 7, perHour: 100 }, authenticated: { perMinute: 100, perHour: 1000 }, premium: { perMinute: 500, perHour: 10000 } },
+      tiers: {
+        anonymous: { perMinute: 7, perHour: 100 },
+        authenticated: { perMinute: 100, perHour: 1000 },
+        premium: { perMinute: 500, perHour: 10000 },
+      },
       windows: { minute: 60, hour: 3600 },
       store: 'memory',
       headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
@@ -164,7 +183,12 @@ describe('rate-limit over HTTP', () => {
     const s = await server({}, { openapi: true });
     const doc = (await hit(s, null, 'GET', '/api/objectql/openapi.json')).body;
     await SwaggerParser.validate(structuredClone(doc));
-    expect(Object.keys(doc.components.headers)).to.include.members(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
+    expect(Object.keys(doc.components.headers)).to.include.members([
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+    ]);
     const list = doc.paths['/api/data/account'].get;
     expect(list.responses['429'].content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
     expect(list.responses['429'].headers['Retry-After']).to.deep.equal({ $ref: '#/components/headers/Retry-After' });
@@ -178,7 +202,11 @@ describe('rate-limit over HTTP', () => {
     let kernel: Kernel;
     before(async () => {
       kernel = await createKernel({
-        port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } },
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'silent',
+        metadata: [SAMPLE_METADATA],
+        datasources: { default: { driver: 'memory' } },
         plugins: { rest: true, 'rate-limit': { tiers: { anonymous: { perMinute: 3, perHour: 100 } } } },
       });
       kernel.use({

@@ -14,7 +14,6 @@ import { SAMPLE_METADATA } from '../../helpers/server';
 import { allowance, expectTooMany, hit, limits, startLimited, type Res } from './helpers';
 import type { TestServer } from '../../helpers/server';
 
-
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -125,15 +124,29 @@ describe('rate-limit with a Redis store', function () {
     const a = await server({ tiers, store });
     const b = await server({ tiers, store });
     const seen: Res[] = [await hit(a), await hit(b), await hit(a), await hit(b)];
-    expect(seen.map((r) => [r.status, limits(r).remaining])).to.deep.equal([[200, 3], [200, 2], [200, 1], [200, 0]]);
+    expect(seen.map((r) => [r.status, limits(r).remaining])).to.deep.equal([
+      [200, 3],
+      [200, 2],
+      [200, 1],
+      [200, 0],
+    ]);
     expectTooMany(await hit(a));
     expectTooMany(await hit(b));
-    expect(await redis!.get(`${store.redis.keyPrefix}:anonymous:hour:ip:127.0.0.1`), 'refused requests are not counted in the hour').to.equal('4');
-    expect(limits(await hit(b, { id: 'alice', roles: [] })), 'users have budgets of their own').to.deep.include({ limit: 100, remaining: 99 });
+    expect(
+      await redis!.get(`${store.redis.keyPrefix}:anonymous:hour:ip:127.0.0.1`),
+      'refused requests are not counted in the hour',
+    ).to.equal('4');
+    expect(limits(await hit(b, { id: 'alice', roles: [] })), 'users have budgets of their own').to.deep.include({
+      limit: 100,
+      remaining: 99,
+    });
   });
 
   it('opens one named connection, closed on stop', async () => {
-    const connections = async () => String(await redis!.client('LIST')).split('\n').filter((line) => line.includes(' name=objectql-rate-limit ')).length;
+    const connections = async () =>
+      String(await redis!.client('LIST'))
+        .split('\n')
+        .filter((line) => line.includes(' name=objectql-rate-limit ')).length;
     const before = await connections();
     const s = await startLimited({ store: { redis: { url, keyPrefix: keyPrefix() } } });
     expect(await connections()).to.equal(before + 1);
@@ -157,12 +170,17 @@ describe('rate-limit with a Redis store', function () {
     await relay.start();
     const store = { redis: { url: relay.url, keyPrefix: keyPrefix() } };
     const kernel = await createKernel({
-      port: 0, host: '127.0.0.1', logLevel: 'silent', metadata: [SAMPLE_METADATA], datasources: { default: { driver: 'memory' } },
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      metadata: [SAMPLE_METADATA],
+      datasources: { default: { driver: 'memory' } },
       plugins: { rest: true, 'rate-limit': { tiers: { anonymous: { perMinute: 1000, perHour: 1000 } }, store } },
     });
     // The plugin logs with the kernel's logger, read when it starts.
     const logged: string[] = [];
-    const capture = (level: string) => ((_obj: unknown, msg: unknown) => void (typeof msg === 'string' && msg.startsWith('rate-limit:') && logged.push(`${level}: ${msg}`)));
+    const capture = (level: string) => (_obj: unknown, msg: unknown) =>
+      void (typeof msg === 'string' && msg.startsWith('rate-limit:') && logged.push(`${level}: ${msg}`));
     kernel.logger.warn = capture('warn') as typeof kernel.logger.warn;
     kernel.logger.info = capture('info') as typeof kernel.logger.info;
     await kernel.start();
@@ -234,7 +252,10 @@ describe('rate-limit with a Redis store that cannot be reached', () => {
   });
 
   it('serves when Redis is unreachable from the start, counting in memory', async () => {
-    const s = await startLimited({ tiers: { anonymous: { perMinute: 3, perHour: 100 } }, store: { redis: { url: `redis://127.0.0.1:${await closedPort()}`, keyPrefix: 'unused' } } });
+    const s = await startLimited({
+      tiers: { anonymous: { perMinute: 3, perHour: 100 } },
+      store: { redis: { url: `redis://127.0.0.1:${await closedPort()}`, keyPrefix: 'unused' } },
+    });
     stop = () => s.stop();
     const first = await hit(s);
     expect(first.status).to.equal(200);

@@ -15,7 +15,9 @@ describe('rate-limit tiers and keys', () => {
     expect(tierOf({ id: 'a', roles: ['member'], plan: ['gold'] }, rule), 'equality, not membership').to.equal('authenticated');
     expect(tierOf({ id: 'a', roles: ['premium'] }, { roles: [] }), 'no premium roles').to.equal('authenticated');
     expect(tierOf({ id: 'a', roles: [], tier: 1 }, { roles: [], claim: { name: 'tier', value: 1 } })).to.equal('premium');
-    expect(tierOf({ id: 'a', roles: [], tier: '1' }, { roles: [], claim: { name: 'tier', value: 1 } }), 'strict equality').to.equal('authenticated');
+    expect(tierOf({ id: 'a', roles: [], tier: '1' }, { roles: [], claim: { name: 'tier', value: 1 } }), 'strict equality').to.equal(
+      'authenticated',
+    );
   });
 
   it('counts a user by id and an anonymous caller by address', () => {

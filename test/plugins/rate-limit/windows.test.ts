@@ -9,7 +9,14 @@ import { consume, type Window } from '../../../plugins/rate-limit/windows';
 function windows(perMinute: number, perHour: number): { minute: RateLimiterMemory; hour: RateLimiterMemory; list: Window[] } {
   const minute = new RateLimiterMemory({ points: perMinute, duration: 60 });
   const hour = new RateLimiterMemory({ points: perHour, duration: 3600 });
-  return { minute, hour, list: [{ name: 'minute', limit: perMinute, limiter: minute }, { name: 'hour', limit: perHour, limiter: hour }] };
+  return {
+    minute,
+    hour,
+    list: [
+      { name: 'minute', limit: perMinute, limiter: minute },
+      { name: 'hour', limit: perHour, limiter: hour },
+    ],
+  };
 }
 
 describe('rate-limit windows', () => {

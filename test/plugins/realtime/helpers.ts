@@ -48,7 +48,13 @@ export class Client {
     const i = this.messages.findIndex(pred);
     if (i >= 0) return Promise.resolve(this.messages.splice(i, 1)[0]);
     return new Promise((resolve, reject) => {
-      const w = { pred, resolve: (m: Msg) => { clearTimeout(timer); resolve(m); } };
+      const w = {
+        pred,
+        resolve: (m: Msg) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((x) => x !== w);
         reject(new Error(`no matching message within ${ms} ms; received: ${JSON.stringify(this.messages)}`));

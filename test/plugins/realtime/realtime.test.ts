@@ -16,7 +16,9 @@ describe('realtime plugin', function () {
   let seq = 0;
 
   before(async () => {
-    server = await startServer({ plugins: { realtime: { maxSubscriptions: 3, maxMessageBytes: 1024 }, rpc: true, auth: { jwt: { secret: SECRET } } } });
+    server = await startServer({
+      plugins: { realtime: { maxSubscriptions: 3, maxMessageBytes: 1024 }, rpc: true, auth: { jwt: { secret: SECRET } } },
+    });
     url = wsUrl(server.url);
   });
   after(async () => {
@@ -118,7 +120,11 @@ describe('realtime plugin', function () {
       const alice = await as(USERS.alice);
       await alice.request({ type: 'subscribe', id: 'mine', object: 'project' });
       const bobs = await rpc(USERS.carol, { op: 'create', object: 'project', args: { name: name(), owner: 'bob', budget: 1 } });
-      const hers = await rpc(USERS.carol, { op: 'create', object: 'project', args: { name: name(), owner: 'alice', budget: 2, actual_cost: 7 } });
+      const hers = await rpc(USERS.carol, {
+        op: 'create',
+        object: 'project',
+        args: { name: name(), owner: 'alice', budget: 2, actual_cost: 7 },
+      });
       const m = await alice.next(change('mine', 'created'));
       expect(m.record.id).to.equal(hers.id);
       expect(m.record).to.not.have.property('actual_cost');
@@ -153,8 +159,18 @@ describe('realtime plugin', function () {
       ['a non-object message', '[1]', 'INVALID_REQUEST', 'JSON object'],
       ['an unknown type', { type: 'dance' }, 'INVALID_REQUEST', 'dance'],
       ['an unknown object', { type: 'subscribe', id: 'e', object: 'nope' }, 'NOT_FOUND', 'nope'],
-      ['an unknown field', { type: 'subscribe', id: 'e', object: 'project', filters: [['colour', '=', 'red']] }, 'INVALID_REQUEST', 'colour'],
-      ['an unknown operator', { type: 'subscribe', id: 'e', object: 'project', filters: [['name', 'resembles', 'x']] }, 'INVALID_REQUEST', 'resembles'],
+      [
+        'an unknown field',
+        { type: 'subscribe', id: 'e', object: 'project', filters: [['colour', '=', 'red']] },
+        'INVALID_REQUEST',
+        'colour',
+      ],
+      [
+        'an unknown operator',
+        { type: 'subscribe', id: 'e', object: 'project', filters: [['name', 'resembles', 'x']] },
+        'INVALID_REQUEST',
+        'resembles',
+      ],
       ['unsubscribing an unknown id', { type: 'unsubscribe', id: 'zz' }, 'NOT_FOUND', 'zz'],
       ['an auth without token', { type: 'auth', id: 't' }, 'INVALID_REQUEST', 'token'],
     ];

@@ -10,9 +10,22 @@ import { expectError, rest, snapshot, startRestServer, type Res } from './helper
 type Case = [label: string, send: (s: TestServer) => Promise<Res>, status: number, code: string, named: string[]];
 
 /** A GET whose raw query string is sent as written. */
-const get = (label: string, pathAndQuery: string, ...named: string[]): Case => [label, (s) => rest(s, 'GET', pathAndQuery), 400, 'INVALID_REQUEST', named];
-const send = (label: string, method: string, path: string, body: unknown, status: number, code: string, ...named: string[]): Case => [label, (s) => rest(s, method, path, body), status, code, named];
-const bad = (label: string, method: string, path: string, body: unknown, ...named: string[]): Case => send(label, method, path, body, 400, 'INVALID_REQUEST', ...named);
+const get = (label: string, pathAndQuery: string, ...named: string[]): Case => [
+  label,
+  (s) => rest(s, 'GET', pathAndQuery),
+  400,
+  'INVALID_REQUEST',
+  named,
+];
+const send = (label: string, method: string, path: string, body: unknown, status: number, code: string, ...named: string[]): Case => [
+  label,
+  (s) => rest(s, method, path, body),
+  status,
+  code,
+  named,
+];
+const bad = (label: string, method: string, path: string, body: unknown, ...named: string[]): Case =>
+  send(label, method, path, body, 400, 'INVALID_REQUEST', ...named);
 
 describe('REST bad input', () => {
   let s: TestServer;
@@ -74,10 +87,24 @@ describe('REST bad input', () => {
       get('expand of a field that is not a relation', '/project?expand=name', 'expand', 'name'),
       get('expand JSON that is not an object', '/project?expand={"account":', "'expand'", 'JSON'),
       get('expand with an unknown option', `/project?expand=${encodeURIComponent('{"account":{"where":1}}')}`, 'expand', 'where'),
-      get('expand with a raw filter tree', `/project?expand=${encodeURIComponent('{"account":{"filter":{"field":"name","op":"eq","value":"x"}}}')}`, 'expand', "'filter'"),
+      get(
+        'expand with a raw filter tree',
+        `/project?expand=${encodeURIComponent('{"account":{"filter":{"field":"name","op":"eq","value":"x"}}}')}`,
+        'expand',
+        "'filter'",
+      ),
       get('aggregate that is not an array', `/project?aggregate=${encodeURIComponent('{"func":"count"}')}`, "'aggregate'"),
-      get('aggregate with an unknown function', `/project?aggregate=${encodeURIComponent('[{"func":"median","field":"budget","alias":"m"}]')}`, 'median'),
-      get('groupBy on an unknown field', `/project?groupBy=nope&aggregate=${encodeURIComponent('[{"func":"count","alias":"n"}]')}`, 'groupBy', 'nope'),
+      get(
+        'aggregate with an unknown function',
+        `/project?aggregate=${encodeURIComponent('[{"func":"median","field":"budget","alias":"m"}]')}`,
+        'median',
+      ),
+      get(
+        'groupBy on an unknown field',
+        `/project?groupBy=nope&aggregate=${encodeURIComponent('[{"func":"count","alias":"n"}]')}`,
+        'groupBy',
+        'nope',
+      ),
       get('an unknown parameter', '/project?where=x', "'where'"),
       get('several unknown parameters', '/project?$top=1&Top=2&top=3', "'$top'", "'Top'"),
       get('a parameter of the list route on a record', '/project/prj-apollo?top=1', "'top'"),
@@ -110,7 +137,13 @@ describe('REST bad input', () => {
       bad('a number body on create', 'POST', '/project', '42', 'JSON object'),
       bad('a null body on create', 'POST', '/project', 'null', 'JSON object'),
       bad('no body on create', 'POST', '/project', undefined, 'JSON object', 'no body'),
-      ['a text/plain body on create', (t) => rest(t, 'POST', '/project', '{"name":"x"}', USERS.carol, { 'content-type': 'text/plain' }), 400, 'INVALID_REQUEST', ['Content-Type', 'text/plain']],
+      [
+        'a text/plain body on create',
+        (t) => rest(t, 'POST', '/project', '{"name":"x"}', USERS.carol, { 'content-type': 'text/plain' }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'text/plain'],
+      ],
       bad('an array holding a non-object', 'POST', '/project', [{ name: 'Fine' }, 'not a record'], 'Item 1'),
       bad('an @type naming another object', 'POST', '/project', { name: 'x', '@type': 'task' }, '@type', 'task'),
       bad('a query parameter on create', 'POST', '/project?dryRun=1', { name: 'x' }, "'dryRun'"),
@@ -121,14 +154,30 @@ describe('REST bad input', () => {
       bad('a body id that differs from the path', 'PUT', '/project/prj-apollo', { id: 'prj-gemini', priority: 'low' }, 'prj-gemini', 'id'),
       bad('a query parameter on update', 'PATCH', '/project/prj-apollo?fields=name', { priority: 'low' }, "'fields'"),
       send('an unknown field on update', 'PUT', '/project/prj-apollo', { colour: 'red' }, 400, 'VALIDATION_ERROR', 'colour'),
-      send('a system field on update', 'PUT', '/project/prj-apollo', { created_at: '2020-01-01T00:00:00Z' }, 400, 'VALIDATION_ERROR', 'created_at'),
+      send(
+        'a system field on update',
+        'PUT',
+        '/project/prj-apollo',
+        { created_at: '2020-01-01T00:00:00Z' },
+        400,
+        'VALIDATION_ERROR',
+        'created_at',
+      ),
       bad('a query parameter on delete', 'DELETE', '/project/prj-apollo?force=true', undefined, "'force'"),
       bad('bulk-update without filters', 'POST', '/project/bulk-update', { data: { priority: 'low' } }, 'filters'),
       bad('bulk-update without data', 'POST', '/project/bulk-update', { filters: {} }, 'data'),
       bad('bulk-update with data that is an array', 'POST', '/project/bulk-update', { filters: {}, data: [] }, 'data'),
       bad('bulk-update with an unknown body key', 'POST', '/project/bulk-update', { filter: {}, data: { priority: 'low' } }, "'filter'"),
       bad('bulk-update with an array body', 'POST', '/project/bulk-update', [{ filters: {} }], 'bulk-update', 'an array'),
-      send('bulk-update with an invalid value', 'POST', '/project/bulk-update', { filters: {}, data: { priority: 'extreme' } }, 400, 'VALIDATION_ERROR', 'priority'),
+      send(
+        'bulk-update with an invalid value',
+        'POST',
+        '/project/bulk-update',
+        { filters: {}, data: { priority: 'extreme' } },
+        400,
+        'VALIDATION_ERROR',
+        'priority',
+      ),
       bad('bulk-delete with filters that are a string', 'POST', '/project/bulk-delete', { filters: 'all' }, 'filters'),
       bad('bulk-delete with data', 'POST', '/project/bulk-delete', { filters: {}, data: {} }, "'data'"),
       bad('bulk-delete filtering on an unknown field', 'POST', '/project/bulk-delete', { filters: { nope: 1 } }, 'nope'),

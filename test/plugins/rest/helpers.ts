@@ -14,13 +14,25 @@ export function startRestServer(): Promise<TestServer> {
 }
 
 /** One REST request under the data prefix, as `user` (carol unless given; null = anonymous). */
-export function rest(s: TestServer, method: string, path: string, body?: unknown, user: Caller = USERS.carol, headers: Record<string, string> = {}): Promise<Res> {
+export function rest(
+  s: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  user: Caller = USERS.carol,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   const identity: Record<string, string> = user ? { 'x-test-user': JSON.stringify(user) } : {};
   return s.request(method, s.kernel.config.routes.data + path, body, { ...identity, ...headers });
 }
 
 /** GET with query parameters given as pairs (encoded here). */
-export function list(s: TestServer, object: string, params: Record<string, string> | Array<[string, string]> = {}, user: Caller = USERS.carol): Promise<Res> {
+export function list(
+  s: TestServer,
+  object: string,
+  params: Record<string, string> | Array<[string, string]> = {},
+  user: Caller = USERS.carol,
+): Promise<Res> {
   const qs = new URLSearchParams(params).toString();
   return rest(s, 'GET', `/${object}${qs ? `?${qs}` : ''}`, undefined, user);
 }

@@ -9,9 +9,12 @@ import { ids, list, ok, rest, startRestServer } from './helpers';
 
 /** Seed tasks by status, then estimate_hours descending. */
 const TASKS_BY_STATUS_THEN_ESTIMATE_DESC = [
-  'tsk-apollo-api', 'tsk-gemini-research', // doing: 24, 16
-  'tsk-apollo-design', 'tsk-mercury-handover', // done: 12, 4
-  'tsk-apollo-launch', 'tsk-gemini-kickoff', // todo: 6, 2
+  'tsk-apollo-api',
+  'tsk-gemini-research', // doing: 24, 16
+  'tsk-apollo-design',
+  'tsk-mercury-handover', // done: 12, 4
+  'tsk-apollo-launch',
+  'tsk-gemini-kickoff', // todo: 6, 2
 ];
 
 describe('REST list parameters', () => {
@@ -38,8 +41,14 @@ describe('REST list parameters', () => {
     });
 
     it('resolves special values and compares with another field', async () => {
-      expect(ids(ok(await list(s, 'task', { filter: '[["assignee","=","$current_user"]]' }, { id: 'bob', roles: ['manager'] })))).to.have.members(['tsk-apollo-api', 'tsk-gemini-research', 'tsk-gemini-kickoff']);
-      expect(ids(ok(await list(s, 'project', { filter: '[["actual_cost","<",{"$field":"budget"}]]', sort: 'id' })))).to.deep.equal(['prj-apollo', 'prj-gemini', 'prj-mercury']);
+      expect(
+        ids(ok(await list(s, 'task', { filter: '[["assignee","=","$current_user"]]' }, { id: 'bob', roles: ['manager'] }))),
+      ).to.have.members(['tsk-apollo-api', 'tsk-gemini-research', 'tsk-gemini-kickoff']);
+      expect(ids(ok(await list(s, 'project', { filter: '[["actual_cost","<",{"$field":"budget"}]]', sort: 'id' })))).to.deep.equal([
+        'prj-apollo',
+        'prj-gemini',
+        'prj-mercury',
+      ]);
       expect(ids(ok(await list(s, 'project', { filter: '[["actual_cost",">",{"$field":"budget"}]]' })))).to.deep.equal([]);
     });
 
@@ -62,10 +71,24 @@ describe('REST list parameters', () => {
     }
 
     it('takes a comma list mixing both syntaxes, and repeated sort parameters in order', async () => {
-      for (const sort of ['status,-estimate_hours', 'status asc, estimate_hours desc', 'status, estimate_hours DESC', '[["status","asc"],["estimate_hours","desc"]]']) {
+      for (const sort of [
+        'status,-estimate_hours',
+        'status asc, estimate_hours desc',
+        'status, estimate_hours DESC',
+        '[["status","asc"],["estimate_hours","desc"]]',
+      ]) {
         expect(ids(ok(await list(s, 'task', { sort }))), sort).to.deep.equal(TASKS_BY_STATUS_THEN_ESTIMATE_DESC);
       }
-      expect(ids(ok(await list(s, 'task', [['sort', 'status'], ['sort', '-estimate_hours']])))).to.deep.equal(TASKS_BY_STATUS_THEN_ESTIMATE_DESC);
+      expect(
+        ids(
+          ok(
+            await list(s, 'task', [
+              ['sort', 'status'],
+              ['sort', '-estimate_hours'],
+            ]),
+          ),
+        ),
+      ).to.deep.equal(TASKS_BY_STATUS_THEN_ESTIMATE_DESC);
     });
 
     it("a literal '+' in the query string decodes to a space and still sorts ascending", async () => {
@@ -112,7 +135,15 @@ describe('REST list parameters', () => {
       expect(ok(await list(s, 'project', { fields: 'name,budget', sort: 'id' })).items).to.deep.equal(expected);
       expect(ok(await list(s, 'project', { fields: 'name, budget', sort: 'id' })).items).to.deep.equal(expected);
       expect(ok(await list(s, 'project', { fields: '["name","budget"]', sort: 'id' })).items).to.deep.equal(expected);
-      expect(ok(await list(s, 'project', [['fields', 'name'], ['fields', 'budget'], ['sort', 'id']])).items).to.deep.equal(expected);
+      expect(
+        ok(
+          await list(s, 'project', [
+            ['fields', 'name'],
+            ['fields', 'budget'],
+            ['sort', 'id'],
+          ]),
+        ).items,
+      ).to.deep.equal(expected);
     });
   });
 
@@ -123,7 +154,9 @@ describe('REST list parameters', () => {
     });
 
     it('a dotted path expands a level deeper', async () => {
-      const body = ok(await list(s, 'task', { fields: 'title,project', expand: 'project.account', filter: '{"id":"tsk-mercury-handover"}' }));
+      const body = ok(
+        await list(s, 'task', { fields: 'title,project', expand: 'project.account', filter: '{"id":"tsk-mercury-handover"}' }),
+      );
       expect(body.items[0].project.id).to.equal('prj-mercury');
       expect(body.items[0].project.account).to.include({ id: 'acc-initech', name: 'Initech' });
     });
@@ -131,16 +164,22 @@ describe('REST list parameters', () => {
     it('takes the JSON map of JSON-RPC with options per relation', async () => {
       const expand = JSON.stringify({ project: { fields: ['name', 'account'], expand: { account: { fields: ['name'] } } } });
       const body = ok(await list(s, 'task', { fields: 'title,project', expand, filter: '{"id":"tsk-apollo-api"}' }));
-      expect(body.items).to.deep.equal([{
-        id: 'tsk-apollo-api', title: 'Build the content API',
-        project: { id: 'prj-apollo', name: 'Apollo Website Relaunch', account: { id: 'acc-acme', name: 'Acme Corporation' } },
-      }]);
+      expect(body.items).to.deep.equal([
+        {
+          id: 'tsk-apollo-api',
+          title: 'Build the content API',
+          project: { id: 'prj-apollo', name: 'Apollo Website Relaunch', account: { id: 'acc-acme', name: 'Acme Corporation' } },
+        },
+      ]);
     });
   });
 
   describe('groupBy and aggregate', () => {
     it('groups, aggregates and sorts by an alias', async () => {
-      const aggregate = JSON.stringify([{ func: 'count', alias: 'n' }, { func: 'sum', field: 'estimate_hours', alias: 'hours' }]);
+      const aggregate = JSON.stringify([
+        { func: 'count', alias: 'n' },
+        { func: 'sum', field: 'estimate_hours', alias: 'hours' },
+      ]);
       const body = ok(await list(s, 'task', { groupBy: 'status', aggregate, sort: '-hours' }));
       expect(body.items).to.deep.equal([
         { status: 'doing', n: 2, hours: 40 },

@@ -26,10 +26,18 @@ function invalid(fn: () => unknown, ...named: string[]): ObjectQLError {
 
 describe('REST mapping: query strings', () => {
   it('maps every list parameter onto find options', () => {
-    const options = parseListQuery(q('filter=[["status","=","active"]]&sort=-budget,name&top=10&skip=20&fields=name,budget&expand=account&groupBy=status&aggregate=[{"func":"count","alias":"n"}]'), LIMITS);
+    const options = parseListQuery(
+      q(
+        'filter=[["status","=","active"]]&sort=-budget,name&top=10&skip=20&fields=name,budget&expand=account&groupBy=status&aggregate=[{"func":"count","alias":"n"}]',
+      ),
+      LIMITS,
+    );
     expect(options).to.deep.equal({
       filters: [['status', '=', 'active']],
-      sort: [{ field: 'budget', dir: 'desc' }, { field: 'name', dir: 'asc' }],
+      sort: [
+        { field: 'budget', dir: 'desc' },
+        { field: 'name', dir: 'asc' },
+      ],
       top: 10,
       skip: 20,
       fields: ['name', 'budget'],
@@ -41,16 +49,25 @@ describe('REST mapping: query strings', () => {
   });
 
   it('passes the map form of filter on as it is', () => {
-    expect(parseListQuery(q('filter={"status":"active","budget":[">",1000]}'), LIMITS).filters).to.deep.equal({ status: 'active', budget: ['>', 1000] });
+    expect(parseListQuery(q('filter={"status":"active","budget":[">",1000]}'), LIMITS).filters).to.deep.equal({
+      status: 'active',
+      budget: ['>', 1000],
+    });
   });
 
   it('reads every sort syntax', () => {
-    const desc = [{ field: 'price', dir: 'desc' }, { field: 'name', dir: 'asc' }];
+    const desc = [
+      { field: 'price', dir: 'desc' },
+      { field: 'name', dir: 'asc' },
+    ];
     expect(parseSortParam(['-price,name'])).to.deep.equal(desc);
     expect(parseSortParam(['price desc,name asc'])).to.deep.equal(desc);
     expect(parseSortParam([' price  DESC , +name '])).to.deep.equal(desc);
     expect(parseSortParam(['-price', 'name'])).to.deep.equal(desc);
-    expect(parseSortParam(['[["price","desc"],["name","asc"]]'])).to.deep.equal([['price', 'desc'], ['name', 'asc']]);
+    expect(parseSortParam(['[["price","desc"],["name","asc"]]'])).to.deep.equal([
+      ['price', 'desc'],
+      ['name', 'asc'],
+    ]);
     invalid(() => parseSortParam(['price up']), "'sort'", 'up');
     invalid(() => parseSortParam(['-price desc']), "'sort'", 'twice');
     invalid(() => parseSortParam(['price,']), "'sort'", 'empty');
@@ -65,7 +82,8 @@ describe('REST mapping: query strings', () => {
     expect(parseListQuery(q('limit=5'), LIMITS)).to.deep.equal({ top: 5 });
     expect(parseListQuery(q('top=5&limit=5'), LIMITS)).to.deep.equal({ top: 5 });
     expect(parseListQuery(q('top=0&skip=0'), LIMITS)).to.deep.equal({ top: 0, skip: 0 });
-    for (const bad of ['-1', '1.5', 'ten', '', ' 1', '1e3', '0x10', '99999999999999999999']) invalid(() => parseListQuery(q(`top=${encodeURIComponent(bad)}`), LIMITS), "'top'");
+    for (const bad of ['-1', '1.5', 'ten', '', ' 1', '1e3', '0x10', '99999999999999999999'])
+      invalid(() => parseListQuery(q(`top=${encodeURIComponent(bad)}`), LIMITS), "'top'");
     invalid(() => parseListQuery(q('skip=-1'), LIMITS), "'skip'");
     invalid(() => parseListQuery(q('top=1&limit=2'), LIMITS), "'top'", "'limit'");
     invalid(() => parseListQuery(q('top=1001'), LIMITS), "'top'", '1000');
@@ -86,7 +104,8 @@ describe('REST mapping: query strings', () => {
   it('expand: a JSON map, or a comma list of relations with dotted paths', () => {
     expect(parseExpandParam('account,project')).to.deep.equal({ account: {}, project: {} });
     expect(parseExpandParam('project.account,project.owner.manager,contact')).to.deep.equal({
-      project: { expand: { account: {}, owner: { expand: { manager: {} } } } }, contact: {},
+      project: { expand: { account: {}, owner: { expand: { manager: {} } } } },
+      contact: {},
     });
     expect(parseExpandParam('{"account":{"fields":["name"]}}')).to.deep.equal({ account: { fields: ['name'] } });
     const polluted = parseExpandParam('__proto__.x');
@@ -102,7 +121,23 @@ describe('REST mapping: query strings', () => {
     invalid(() => parseListQuery(q('filter=42'), LIMITS), "'filter'");
     invalid(() => parseListQuery(q('filter=null'), LIMITS), "'filter'");
     invalid(() => parseListQuery(q('filter=[["a","~","b"]]'), LIMITS), "'filter'", '~');
-    invalid(() => parseListQuery(q(`filter=${encodeURIComponent(JSON.stringify(Array(20).fill(0).reduce((f) => [f], ['a', '=', 1])))}`), LIMITS), "'filter'", 'deeper');
+    invalid(
+      () =>
+        parseListQuery(
+          q(
+            `filter=${encodeURIComponent(
+              JSON.stringify(
+                Array(20)
+                  .fill(0)
+                  .reduce((f) => [f], ['a', '=', 1]),
+              ),
+            )}`,
+          ),
+          LIMITS,
+        ),
+      "'filter'",
+      'deeper',
+    );
   });
 
   it('aggregate is a JSON array', () => {
@@ -113,7 +148,8 @@ describe('REST mapping: query strings', () => {
   it('unknown parameters are one error naming all of them; scalars may not repeat', () => {
     const err = invalid(() => parseListQuery(q('where=1&top=1&Sort=x'), LIMITS), "'where'", "'Sort'");
     expect(err.details).to.deep.equal({ parameters: ['where', 'Sort'] });
-    for (const name of ['filter', 'top', 'skip', 'limit', 'expand', 'aggregate']) invalid(() => parseListQuery(q(`${name}=1&${name}=1`), LIMITS), `'${name}'`, 'once');
+    for (const name of ['filter', 'top', 'skip', 'limit', 'expand', 'aggregate'])
+      invalid(() => parseListQuery(q(`${name}=1&${name}=1`), LIMITS), `'${name}'`, 'once');
     expect(parseRecordQuery(q('fields=name&expand=account'))).to.deep.equal({ fields: ['name'], expand: { account: {} } });
     invalid(() => parseRecordQuery(q('top=1')), "'top'");
     assertNoQuery(q(''));
@@ -124,10 +160,16 @@ describe('REST mapping: query strings', () => {
 describe('REST mapping: routes → engine calls', () => {
   const calls: Array<[string, ...unknown[]]> = [];
   const repo = {
-    find: async (o: unknown) => (calls.push(['find', o]), { items: [{ id: 'a' }], meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false } }),
+    find: async (o: unknown) => (
+      calls.push(['find', o]),
+      { items: [{ id: 'a' }], meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false } }
+    ),
     findOne: async (o: unknown) => (calls.push(['findOne', o]), o === 'missing' ? null : { id: 'a', name: 'A' }),
     create: async (d: unknown) => (calls.push(['create', d]), { id: 'new', ...(d as object) }),
-    createMany: async (items: unknown[]) => (calls.push(['createMany', items]), { items: [], count: 0, errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }] }),
+    createMany: async (items: unknown[]) => (
+      calls.push(['createMany', items]),
+      { items: [], count: 0, errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }] }
+    ),
     update: async (id: string, d: unknown) => (calls.push(['update', id, d]), { id, ...(d as object), updated_at: 'now' }),
     delete: async (id: string) => (calls.push(['delete', id]), { id, deleted: true as const }),
     updateMany: async (f: unknown, d: unknown) => (calls.push(['updateMany', f, d]), { count: 2 }),
@@ -142,7 +184,8 @@ describe('REST mapping: routes → engine calls', () => {
     },
   } as unknown as DataEngine;
   const ctx: RequestContext = { user: { id: 'u1', roles: [] } };
-  const run = (req: Partial<RestRequest>) => executeRest(engine, { object: 'book', query: q(''), route: 'list', ...req } as RestRequest, ctx);
+  const run = (req: Partial<RestRequest>) =>
+    executeRest(engine, { object: 'book', query: q(''), route: 'list', ...req } as RestRequest, ctx);
 
   beforeEach(() => {
     calls.length = 0;
@@ -150,8 +193,14 @@ describe('REST mapping: routes → engine calls', () => {
 
   it('list → find with the parsed options, as the caller', async () => {
     const res = await run({ route: 'list', query: q('sort=-title&top=5') });
-    expect(res).to.deep.equal({ status: 200, body: { items: [{ id: 'a' }], meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false } } });
-    expect(calls).to.deep.equal([['repo', 'book', 'u1'], ['find', { sort: [{ field: 'title', dir: 'desc' }], top: 5 }]]);
+    expect(res).to.deep.equal({
+      status: 200,
+      body: { items: [{ id: 'a' }], meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false } },
+    });
+    expect(calls).to.deep.equal([
+      ['repo', 'book', 'u1'],
+      ['find', { sort: [{ field: 'title', dir: 'desc' }], top: 5 }],
+    ]);
   });
 
   it('get → findOne by id (with fields and expand when given); missing is NOT_FOUND naming it', async () => {
@@ -164,22 +213,42 @@ describe('REST mapping: routes → engine calls', () => {
   });
 
   it('create: one record → 201 with createdId; an array → createMany; @type of the object dropped', async () => {
-    expect(await run({ route: 'create', body: { title: 'T', '@type': 'book' } })).to.deep.equal({ status: 201, body: { id: 'new', title: 'T', '@type': 'book' }, createdId: 'new' });
+    expect(await run({ route: 'create', body: { title: 'T', '@type': 'book' } })).to.deep.equal({
+      status: 201,
+      body: { id: 'new', title: 'T', '@type': 'book' },
+      createdId: 'new',
+    });
     expect(calls[1]).to.deep.equal(['create', { title: 'T' }]);
-    expect(await run({ route: 'create', body: [{ title: 'A' }] })).to.deep.equal({ status: 200, body: { items: [], count: 0, errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }], '@type': 'book' } });
+    expect(await run({ route: 'create', body: [{ title: 'A' }] })).to.deep.equal({
+      status: 200,
+      body: { items: [], count: 0, errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }], '@type': 'book' },
+    });
   });
 
   it('update: the path id wins; a body id must agree', async () => {
-    expect(await run({ route: 'update', id: 'a', body: { id: 'a', title: 'T' } })).to.deep.equal({ status: 200, body: { id: 'a', title: 'T', updated_at: 'now', '@type': 'book' } });
+    expect(await run({ route: 'update', id: 'a', body: { id: 'a', title: 'T' } })).to.deep.equal({
+      status: 200,
+      body: { id: 'a', title: 'T', updated_at: 'now', '@type': 'book' },
+    });
     expect(calls[1]).to.deep.equal(['update', 'a', { title: 'T' }]);
-    await run({ route: 'update', id: 'a', body: { id: 'b' } }).then(() => expect.fail('no error'), (e) => expect(e.message).to.include("'a'").and.include('"b"'));
+    await run({ route: 'update', id: 'a', body: { id: 'b' } }).then(
+      () => expect.fail('no error'),
+      (e) => expect(e.message).to.include("'a'").and.include('"b"'),
+    );
   });
 
   it('delete and the bulk routes', async () => {
     expect((await run({ route: 'delete', id: 'a' })).body).to.deep.equal({ id: 'a', deleted: true, '@type': 'book' });
-    expect((await run({ route: 'bulkUpdate', body: { filters: { a: 1 }, data: { b: 2 } } })).body).to.deep.equal({ count: 2, '@type': 'book' });
+    expect((await run({ route: 'bulkUpdate', body: { filters: { a: 1 }, data: { b: 2 } } })).body).to.deep.equal({
+      count: 2,
+      '@type': 'book',
+    });
     expect((await run({ route: 'bulkDelete', body: { filters: [] } })).body).to.deep.equal({ count: 3, '@type': 'book' });
-    expect(calls.filter((c) => c[0] !== 'repo')).to.deep.equal([['delete', 'a'], ['updateMany', { a: 1 }, { b: 2 }], ['deleteMany', []]]);
+    expect(calls.filter((c) => c[0] !== 'repo')).to.deep.equal([
+      ['delete', 'a'],
+      ['updateMany', { a: 1 }, { b: 2 }],
+      ['deleteMany', []],
+    ]);
   });
 
   it('rejects bad bodies and query parameters on writes before any engine call', async () => {
@@ -195,7 +264,10 @@ describe('REST mapping: routes → engine calls', () => {
       [{ route: 'bulkDelete', body: { filters: 'all' } }, 'filters'],
     ];
     for (const [req, named] of cases) {
-      const err = await run(req).then(() => undefined, (e) => e);
+      const err = await run(req).then(
+        () => undefined,
+        (e) => e,
+      );
       expect(err, JSON.stringify(req)).to.be.instanceOf(ObjectQLError).and.include({ code: 'INVALID_REQUEST' });
       expect(err.message).to.include(named);
     }

@@ -50,7 +50,10 @@ describe('REST in the OpenAPI document', () => {
     const names = (list.parameters as Array<{ name: string }>).map((p) => p.name);
     expect(names).to.deep.equal(['filter', 'sort', 'top', 'skip', 'limit', 'fields', 'expand', 'groupBy', 'aggregate']);
     const text = JSON.stringify(doc.paths['/v1/data/project']);
-    expect(text).to.include('#/components/schemas/Project"').and.include('#/components/schemas/ProjectInput"').and.include('#/components/schemas/Error"');
+    expect(text)
+      .to.include('#/components/schemas/Project"')
+      .and.include('#/components/schemas/ProjectInput"')
+      .and.include('#/components/schemas/Error"');
     const ok = (list.responses['200'] as any).content['application/json'].schema;
     expect(ok.required).to.deep.equal(['items', 'meta']);
     expect(ok.properties.items.items).to.deep.equal({ $ref: '#/components/schemas/Project' });
@@ -61,9 +64,15 @@ describe('REST in the OpenAPI document', () => {
     expect(JSON.stringify((create.requestBody as any).content['application/json'].schema)).to.include('ProjectInput');
     expect(Object.keys(create.responses)).to.include.members(['201', '400', '403', '409']);
     const one = doc.paths['/v1/data/project/{id}']!;
-    expect((one.get!.parameters as Array<{ name: string; in: string }>).map((p) => `${p.in}:${p.name}`)).to.deep.equal(['path:id', 'query:fields', 'query:expand']);
+    expect((one.get!.parameters as Array<{ name: string; in: string }>).map((p) => `${p.in}:${p.name}`)).to.deep.equal([
+      'path:id',
+      'query:fields',
+      'query:expand',
+    ]);
     expect(Object.keys(one.delete!.responses)).to.include.members(['200', '403', '404']);
-    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item ?? {}).map((op: any) => op.operationId)).filter(Boolean);
+    const ids = Object.values(doc.paths)
+      .flatMap((item) => Object.values(item ?? {}).map((op: any) => op.operationId))
+      .filter(Boolean);
     expect(new Set(ids).size, 'operationIds are unique').to.equal(ids.length);
   });
 });
@@ -82,6 +91,7 @@ describe('REST in the served OpenAPI document', () => {
     const res = await s!.request('GET', `${s!.kernel.config.routes.rpc}/openapi.json`);
     expect(res.status).to.equal(200);
     await SwaggerParser.validate(structuredClone(res.body));
-    for (const path of ['/api/data/task', '/api/data/task/{id}', '/api/data/task/bulk-update', '/api/data/task/bulk-delete']) expect(res.body.paths).to.have.property(path);
+    for (const path of ['/api/data/task', '/api/data/task/{id}', '/api/data/task/bulk-update', '/api/data/task/bulk-delete'])
+      expect(res.body.paths).to.have.property(path);
   });
 });

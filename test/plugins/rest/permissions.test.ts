@@ -42,16 +42,25 @@ describe('REST permissions', () => {
       expectError(await list(s, 'project', { filter: '[["actual_cost",">",0]]' }, alice), 400, 'INVALID_REQUEST', 'actual_cost');
       expectError(await list(s, 'project', { sort: '-actual_cost' }, alice), 400, 'INVALID_REQUEST', 'sort', 'actual_cost');
       expectError(await list(s, 'project', { fields: 'name,actual_cost' }, alice), 400, 'INVALID_REQUEST', 'actual_cost');
-      expectError(await list(s, 'project', { groupBy: 'actual_cost', aggregate: '[{"func":"count","alias":"n"}]' }, alice), 400, 'INVALID_REQUEST', 'actual_cost');
+      expectError(
+        await list(s, 'project', { groupBy: 'actual_cost', aggregate: '[{"func":"count","alias":"n"}]' }, alice),
+        400,
+        'INVALID_REQUEST',
+        'actual_cost',
+      );
       expectError(await rest(s, 'GET', '/project/prj-apollo?fields=actual_cost', undefined, alice), 400, 'INVALID_REQUEST', 'actual_cost');
     });
 
     it('sees only her tasks, and no expenses at all', async () => {
-      expect(ids(ok(await list(s, 'task', { sort: 'id' }, alice)))).to.deep.equal(['tsk-apollo-design', 'tsk-apollo-launch', 'tsk-mercury-handover']);
+      expect(ids(ok(await list(s, 'task', { sort: 'id' }, alice)))).to.deep.equal([
+        'tsk-apollo-design',
+        'tsk-apollo-launch',
+        'tsk-mercury-handover',
+      ]);
       expectError(await list(s, 'expense', {}, alice), 403, 'FORBIDDEN', 'expense');
     });
 
-    it('may edit her project but not its budget, nor another member\'s project, nor delete', async () => {
+    it("may edit her project but not its budget, nor another member's project, nor delete", async () => {
       const before = await snapshot(s);
       const forbidden = await rest(s, 'PUT', '/project/prj-apollo', { budget: 1 }, alice);
       expectError(forbidden, 403, 'FORBIDDEN', 'budget');
@@ -70,7 +79,11 @@ describe('REST permissions', () => {
       const body = ok(await rest(s, 'POST', '/task/bulk-update', { filters: {}, data: { estimate_hours: 7 } }, alice));
       expect(body).to.deep.equal({ count: 3, '@type': 'task' });
       const all = ok(await list(s, 'task', { fields: 'estimate_hours', sort: 'id' }, USERS.admin)).items;
-      expect(all.filter((t: any) => t.estimate_hours === 7).map((t: any) => t.id)).to.deep.equal(['tsk-apollo-design', 'tsk-apollo-launch', 'tsk-mercury-handover']);
+      expect(all.filter((t: any) => t.estimate_hours === 7).map((t: any) => t.id)).to.deep.equal([
+        'tsk-apollo-design',
+        'tsk-apollo-launch',
+        'tsk-mercury-handover',
+      ]);
     });
 
     it('a project she creates is hers', async () => {
@@ -110,7 +123,10 @@ describe('REST permissions', () => {
 
   describe('anonymous callers and admins', () => {
     it('an anonymous caller may read an object without a permission file, not one with (401: authenticate and retry)', async () => {
-      expect(ok(await list(s, 'account', { sort: 'id', fields: 'name' }, null)).items[0]).to.deep.equal({ id: 'acc-acme', name: 'Acme Corporation' });
+      expect(ok(await list(s, 'account', { sort: 'id', fields: 'name' }, null)).items[0]).to.deep.equal({
+        id: 'acc-acme',
+        name: 'Acme Corporation',
+      });
       expectError(await list(s, 'project', {}, null), 401, 'UNAUTHORIZED', 'project');
       expectError(await rest(s, 'GET', '/project/prj-apollo', undefined, null), 401, 'UNAUTHORIZED', 'project');
     });

@@ -33,14 +33,20 @@ describe('REST routes end to end', () => {
       const second = ok(await list(s, 'task', { ...params, skip: '4' }));
       expect(second.meta).to.deep.equal({ total: 6, page: 2, size: 4, pages: 2, has_next: false });
       expect([...first.items, ...second.items].map((t: any) => t.title)).to.deep.equal([
-        'Build the content API', 'Design the new landing page', 'Hand over the migrated ledger',
-        'Kick-off meeting with Globex', 'Plan the launch', 'Survey sensor vendors',
+        'Build the content API',
+        'Design the new landing page',
+        'Hand over the migrated ledger',
+        'Kick-off meeting with Globex',
+        'Plan the launch',
+        'Survey sensor vendors',
       ]);
     });
 
     it('answers exactly what JSON-RPC find answers', async () => {
       const viaRest = ok(await list(s, 'project', { filter: '[["id","startswith","prj-"]]', sort: 'id' }));
-      const viaRpc = ok(await s.rpc({ op: 'find', object: 'project', args: { filters: [['id', 'startswith', 'prj-']], sort: 'id' }, user: USERS.carol }));
+      const viaRpc = ok(
+        await s.rpc({ op: 'find', object: 'project', args: { filters: [['id', 'startswith', 'prj-']], sort: 'id' }, user: USERS.carol }),
+      );
       expect(viaRest).to.deep.equal(viaRpc);
       expect(ids(viaRest)).to.deep.equal(['prj-apollo', 'prj-gemini', 'prj-mercury']);
       expect(viaRest.meta).to.deep.equal({ total: 3, page: 1, size: 100, pages: 1, has_next: false });
@@ -57,13 +63,25 @@ describe('REST routes end to end', () => {
       const body = ok(await rest(s, 'GET', '/project/prj-apollo'));
       const viaRpc = ok(await s.rpc({ op: 'findOne', object: 'project', args: 'prj-apollo', user: USERS.carol }));
       expect(body).to.deep.equal(viaRpc);
-      expect(body).to.include({ id: 'prj-apollo', name: 'Apollo Website Relaunch', owner: 'alice', budget: 120000, actual_cost: 4699.5, '@type': 'project' });
+      expect(body).to.include({
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        owner: 'alice',
+        budget: 120000,
+        actual_cost: 4699.5,
+        '@type': 'project',
+      });
       expect(Object.keys(body)).to.include.members(['created_at', 'created_by', 'updated_at', 'updated_by', 'code']);
     });
 
     it('takes fields and expand', async () => {
       const body = ok(await rest(s, 'GET', '/project/prj-apollo?fields=name,account&expand={"account":{"fields":["name"]}}'));
-      expect(body).to.deep.equal({ id: 'prj-apollo', name: 'Apollo Website Relaunch', account: { id: 'acc-acme', name: 'Acme Corporation' }, '@type': 'project' });
+      expect(body).to.deep.equal({
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        account: { id: 'acc-acme', name: 'Acme Corporation' },
+        '@type': 'project',
+      });
     });
 
     it('a missing record is 404 NOT_FOUND naming the record and the object', async () => {
@@ -84,7 +102,15 @@ describe('REST routes end to end', () => {
     it('creates a record: 201, Location, the stored record with @type', async () => {
       const res = await rest(s, 'POST', '/project', { name: 'Created over REST', budget: 5000 });
       const body = ok(res, 201);
-      expect(body).to.include({ name: 'Created over REST', budget: 5000, owner: 'carol', status: 'planning', priority: 'medium', created_by: 'carol', '@type': 'project' });
+      expect(body).to.include({
+        name: 'Created over REST',
+        budget: 5000,
+        owner: 'carol',
+        status: 'planning',
+        priority: 'medium',
+        created_by: 'carol',
+        '@type': 'project',
+      });
       expect(body.id).to.be.a('string').and.not.empty;
       expect(body.created_at).to.match(/^\d{4}-\d{2}-\d{2}T/);
       expect(res.headers.get('location')).to.equal(`/api/data/project/${body.id}`);
@@ -102,7 +128,10 @@ describe('REST routes end to end', () => {
       expect(Object.keys(body).sort()).to.deep.equal(['@type', 'count', 'items']);
       expect(body.count).to.equal(2);
       expect(body['@type']).to.equal('account');
-      expect(body.items.map((a: any) => [a.name, a.active])).to.deep.equal([['Many One', true], ['Many Two', true]]);
+      expect(body.items.map((a: any) => [a.name, a.active])).to.deep.equal([
+        ['Many One', true],
+        ['Many Two', true],
+      ]);
       expect(body.items[0]).not.to.have.property('@type');
     });
 
@@ -110,7 +139,10 @@ describe('REST routes end to end', () => {
       const body = ok(await rest(s, 'POST', '/account', [{ name: 'Batch Ok' }, { name: 'Acme Corporation' }, { industry: 'nope' }]), 201);
       expect(body.count).to.equal(1);
       expect(body.items.map((a: any) => a.name)).to.deep.equal(['Batch Ok']);
-      expect(body.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([[1, 'CONFLICT'], [2, 'VALIDATION_ERROR']]);
+      expect(body.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([
+        [1, 'CONFLICT'],
+        [2, 'VALIDATION_ERROR'],
+      ]);
       expect(body.errors[1].error.details.fields).to.have.keys('name', 'industry');
     });
 
@@ -127,7 +159,12 @@ describe('REST routes end to end', () => {
       const body = ok(await rest(s, 'PUT', `/project/${p.id}`, { budget: 250, priority: 'high' }));
       expect(Object.keys(body).sort()).to.deep.equal(['@type', 'budget', 'id', 'priority', 'updated_at']);
       expect(body).to.include({ id: p.id, budget: 250, priority: 'high', '@type': 'project' });
-      expect(ok(await rest(s, 'GET', `/project/${p.id}?fields=budget,priority`))).to.deep.equal({ id: p.id, budget: 250, priority: 'high', '@type': 'project' });
+      expect(ok(await rest(s, 'GET', `/project/${p.id}?fields=budget,priority`))).to.deep.equal({
+        id: p.id,
+        budget: 250,
+        priority: 'high',
+        '@type': 'project',
+      });
     });
 
     it('PATCH does the same', async () => {
@@ -139,7 +176,9 @@ describe('REST routes end to end', () => {
 
     it('a body id equal to the path id is accepted', async () => {
       const p = await newProject();
-      expect(ok(await rest(s, 'PUT', `/project/${p.id}`, { id: p.id, '@type': 'project', priority: 'low' }))).to.include({ priority: 'low' });
+      expect(ok(await rest(s, 'PUT', `/project/${p.id}`, { id: p.id, '@type': 'project', priority: 'low' }))).to.include({
+        priority: 'low',
+      });
     });
 
     it('validation failures are VALIDATION_ERROR naming the field', async () => {
@@ -167,7 +206,10 @@ describe('REST routes end to end', () => {
     it('bulk-update {filters, data} → {count, @type}', async () => {
       const made = [await newProject({ tags: ['research'] }), await newProject({ tags: ['research'] })];
       const filters = { id: ['in', made.map((p) => p.id)] };
-      expect(ok(await rest(s, 'POST', '/project/bulk-update', { filters, data: { priority: 'urgent' } }))).to.deep.equal({ count: 2, '@type': 'project' });
+      expect(ok(await rest(s, 'POST', '/project/bulk-update', { filters, data: { priority: 'urgent' } }))).to.deep.equal({
+        count: 2,
+        '@type': 'project',
+      });
       const after = ok(await list(s, 'project', { filter: JSON.stringify(filters), fields: 'priority' }));
       expect(after.items.map((p: any) => p.priority)).to.deep.equal(['urgent', 'urgent']);
     });
@@ -175,7 +217,9 @@ describe('REST routes end to end', () => {
     it('bulk-update lists the records that failed and changes the others', async () => {
       const planning = await newProject();
       const done = await newProject({ status: 'done', start_date: '2024-01-01', end_date: '2024-02-01' });
-      const body = ok(await rest(s, 'POST', '/project/bulk-update', { filters: [['id', 'in', [planning.id, done.id]]], data: { status: 'active' } }));
+      const body = ok(
+        await rest(s, 'POST', '/project/bulk-update', { filters: [['id', 'in', [planning.id, done.id]]], data: { status: 'active' } }),
+      );
       expect(body.count).to.equal(1);
       expect(body['@type']).to.equal('project');
       expect(body.errors.map((e: any) => [e.id, e.error.code])).to.deep.equal([[done.id, 'VALIDATION_ERROR']]);
@@ -190,7 +234,10 @@ describe('REST routes end to end', () => {
     });
 
     it('a filter matching nothing counts 0', async () => {
-      expect(ok(await rest(s, 'POST', '/project/bulk-delete', { filters: { name: 'no such project' } }))).to.deep.equal({ count: 0, '@type': 'project' });
+      expect(ok(await rest(s, 'POST', '/project/bulk-delete', { filters: { name: 'no such project' } }))).to.deep.equal({
+        count: 0,
+        '@type': 'project',
+      });
     });
   });
 
@@ -198,10 +245,17 @@ describe('REST routes end to end', () => {
     const body = ok(await s.request('GET', '/.well-known/objectql'));
     const entry = body.capabilities.find((c: any) => c.plugin === 'rest');
     expect(entry).to.deep.equal({
-      plugin: 'rest', protocol: 'rest',
+      plugin: 'rest',
+      protocol: 'rest',
       routes: [
-        'GET /api/data/:object', 'POST /api/data/:object', 'POST /api/data/:object/bulk-update', 'POST /api/data/:object/bulk-delete',
-        'GET /api/data/:object/:id', 'PUT /api/data/:object/:id', 'PATCH /api/data/:object/:id', 'DELETE /api/data/:object/:id',
+        'GET /api/data/:object',
+        'POST /api/data/:object',
+        'POST /api/data/:object/bulk-update',
+        'POST /api/data/:object/bulk-delete',
+        'GET /api/data/:object/:id',
+        'PUT /api/data/:object/:id',
+        'PATCH /api/data/:object/:id',
+        'DELETE /api/data/:object/:id',
       ],
       listParameters: ['filter', 'sort', 'top', 'skip', 'limit', 'fields', 'expand', 'groupBy', 'aggregate'],
     });

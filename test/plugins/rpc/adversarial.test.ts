@@ -46,8 +46,12 @@ describe('JSON-RPC adversarial requests', () => {
     });
 
     it('each caller is named with their own roles in a FORBIDDEN error', async () => {
-      expect((await call(s, 'delete', 'project', { id: 'prj-apollo' }, { id: 'a', roles: ['member', 'viewer'] })).body.error.details.user_roles).to.deep.equal(['member', 'viewer']);
-      expect((await call(s, 'delete', 'project', { id: 'prj-apollo' }, { id: 'b', roles: ['viewer', 'member'] })).body.error.details.user_roles).to.deep.equal(['viewer', 'member']);
+      expect(
+        (await call(s, 'delete', 'project', { id: 'prj-apollo' }, { id: 'a', roles: ['member', 'viewer'] })).body.error.details.user_roles,
+      ).to.deep.equal(['member', 'viewer']);
+      expect(
+        (await call(s, 'delete', 'project', { id: 'prj-apollo' }, { id: 'b', roles: ['viewer', 'member'] })).body.error.details.user_roles,
+      ).to.deep.equal(['viewer', 'member']);
     });
   });
 
@@ -89,8 +93,21 @@ describe('JSON-RPC adversarial requests', () => {
     }
 
     it('filters, fields and expand are served', async () => {
-      const one = ok(await call(s, 'findOne', 'task', { filters: { id: 'tsk-apollo-design' }, fields: ['title', 'project'], expand: { project: { fields: ['name'] } } }, USERS.alice));
-      expect(one).to.deep.equal({ id: 'tsk-apollo-design', title: 'Design the new landing page', project: { id: 'prj-apollo', name: 'Apollo Website Relaunch' }, '@type': 'task' });
+      const one = ok(
+        await call(
+          s,
+          'findOne',
+          'task',
+          { filters: { id: 'tsk-apollo-design' }, fields: ['title', 'project'], expand: { project: { fields: ['name'] } } },
+          USERS.alice,
+        ),
+      );
+      expect(one).to.deep.equal({
+        id: 'tsk-apollo-design',
+        title: 'Design the new landing page',
+        project: { id: 'prj-apollo', name: 'Apollo Website Relaunch' },
+        '@type': 'task',
+      });
     });
   });
 
@@ -101,7 +118,11 @@ describe('JSON-RPC adversarial requests', () => {
       ['fields a string', { fields: 'name' }, "'fields'"],
       ['an unknown option', { colour: 'red' }, "'colour'"],
       ['skip, which expand does not take', { skip: 1 }, "'skip'"],
-      ['a raw filter tree, which only protocols with a syntax of their own build', { filter: { field: 'name', op: 'eq', value: 'x' } }, "'filter'"],
+      [
+        'a raw filter tree, which only protocols with a syntax of their own build',
+        { filter: { field: 'name', op: 'eq', value: 'x' } },
+        "'filter'",
+      ],
       ['a raw filter tree one level down', { expand: { account: { filter: { field: 'name', op: 'eq', value: 'x' } } } }, "'filter'"],
       ['top a string', { top: 'x' }, "'top'"],
       ['top negative', { top: -1 }, "'top'"],
@@ -113,24 +134,62 @@ describe('JSON-RPC adversarial requests', () => {
 
     it('are checked before any query runs, whether or not a record has the relation set', async () => {
       const none = { filters: { title: 'No such task' } };
-      expectError(await call(s, 'find', 'task', { ...none, expand: { project: { fields: ['colour'] } } }), 400, 'INVALID_REQUEST', "'colour'");
-      expectError(await call(s, 'find', 'task', { ...none, expand: { project: { filters: [['colour', '=', 1]] } } }), 400, 'INVALID_REQUEST', "'colour'");
+      expectError(
+        await call(s, 'find', 'task', { ...none, expand: { project: { fields: ['colour'] } } }),
+        400,
+        'INVALID_REQUEST',
+        "'colour'",
+      );
+      expectError(
+        await call(s, 'find', 'task', { ...none, expand: { project: { filters: [['colour', '=', 1]] } } }),
+        400,
+        'INVALID_REQUEST',
+        "'colour'",
+      );
       expectError(await call(s, 'find', 'task', { ...none, expand: { project: { sort: 'colour' } } }), 400, 'INVALID_REQUEST', "'colour'");
-      expectError(await call(s, 'find', 'task', { ...none, expand: { project: { fields: ['actual_cost'] } } }, USERS.alice), 400, 'INVALID_REQUEST', "'actual_cost'");
+      expectError(
+        await call(s, 'find', 'task', { ...none, expand: { project: { fields: ['actual_cost'] } } }, USERS.alice),
+        400,
+        'INVALID_REQUEST',
+        "'actual_cost'",
+      );
       // An object the caller may not read: 403 whether or not there is anything to inline.
-      expectError(await call(s, 'find', 'milestone', { filters: { name: 'No such milestone' }, expand: { project: {} } }, USERS.nobody), 403, 'FORBIDDEN', 'project');
+      expectError(
+        await call(s, 'find', 'milestone', { filters: { name: 'No such milestone' }, expand: { project: {} } }, USERS.nobody),
+        403,
+        'FORBIDDEN',
+        'project',
+      );
     });
 
     it('valid options still shape the inlined records', async () => {
-      const res = ok(await call(s, 'find', 'task', { filters: { id: 'tsk-apollo-design' }, fields: ['project'], expand: { project: { fields: ['name'], top: 1, sort: 'name', filters: [['status', '=', 'active']] } } }, USERS.alice));
+      const res = ok(
+        await call(
+          s,
+          'find',
+          'task',
+          {
+            filters: { id: 'tsk-apollo-design' },
+            fields: ['project'],
+            expand: { project: { fields: ['name'], top: 1, sort: 'name', filters: [['status', '=', 'active']] } },
+          },
+          USERS.alice,
+        ),
+      );
       expect(res.items).to.deep.equal([{ id: 'tsk-apollo-design', project: { id: 'prj-apollo', name: 'Apollo Website Relaunch' } }]);
     });
   });
 
   describe('prototype keys as names', () => {
     it("an aggregate alias '__proto__' is returned like any other alias", async () => {
-      const res = ok(await call(s, 'find', 'project', { groupBy: ['status'], aggregate: [{ func: 'count', alias: '__proto__' }], sort: '__proto__' }));
-      expect(res.items.map((row: any) => Object.keys(row))).to.deep.equal([['status', '__proto__'], ['status', '__proto__'], ['status', '__proto__']]);
+      const res = ok(
+        await call(s, 'find', 'project', { groupBy: ['status'], aggregate: [{ func: 'count', alias: '__proto__' }], sort: '__proto__' }),
+      );
+      expect(res.items.map((row: any) => Object.keys(row))).to.deep.equal([
+        ['status', '__proto__'],
+        ['status', '__proto__'],
+        ['status', '__proto__'],
+      ]);
       expect(res.items.map((row: any) => Object.getOwnPropertyDescriptor(row, '__proto__')?.value)).to.deep.equal([1, 1, 1]);
     });
 
@@ -167,7 +226,14 @@ describe('JSON-RPC requests that must not tie up the server', () => {
   it("a 'like' pattern with many wildcards is answered quickly (no regular-expression backtracking)", async () => {
     ok(await call(s, 'create', 'account', { name: 'a'.repeat(40), industry: 'healthcare' }));
     const pattern = `${'%a'.repeat(8)}%b`;
-    const { ms, body } = await timed(() => call(s, 'count', 'account', { filters: [['industry', '=', 'healthcare'], ['name', 'like', pattern]] }));
+    const { ms, body } = await timed(() =>
+      call(s, 'count', 'account', {
+        filters: [
+          ['industry', '=', 'healthcare'],
+          ['name', 'like', pattern],
+        ],
+      }),
+    );
     expect(body.count).to.equal(0);
     expect(ms).to.be.below(1500);
     expect(ok(await call(s, 'count', 'account', { filters: [['name', 'like', `${'%A'.repeat(8)}%`]] })).count).to.equal(1001);
@@ -182,7 +248,9 @@ describe('JSON-RPC requests that must not tie up the server', () => {
   });
 
   it('a sort repeating one field a hundred thousand times is answered quickly, sorted as by the field once', async () => {
-    const { ms, body } = await timed(() => call(s, 'find', 'account', { fields: ['industry'], sort: `${'industry,'.repeat(100_000)}-name`, top: 3 }));
+    const { ms, body } = await timed(() =>
+      call(s, 'find', 'account', { fields: ['industry'], sort: `${'industry,'.repeat(100_000)}-name`, top: 3 }),
+    );
     expect(ms).to.be.below(1500);
     const once = ok(await call(s, 'find', 'account', { fields: ['industry'], sort: 'industry, -name', top: 3 }));
     expect(body.items).to.deep.equal(once.items);
@@ -190,9 +258,20 @@ describe('JSON-RPC requests that must not tie up the server', () => {
 
   it('a groupBy repeating one field is answered quickly, grouped as by the field once', async () => {
     const filters = [['industry', 'in', ['other', 'retail', 'finance']]];
-    const { ms, body } = await timed(() => call(s, 'find', 'account', { filters, groupBy: Array(90_000).fill('industry'), aggregate: [{ func: 'count', alias: 'n' }], sort: 'industry' }));
+    const { ms, body } = await timed(() =>
+      call(s, 'find', 'account', {
+        filters,
+        groupBy: Array(90_000).fill('industry'),
+        aggregate: [{ func: 'count', alias: 'n' }],
+        sort: 'industry',
+      }),
+    );
     expect(ms).to.be.below(1500);
-    expect(body.items).to.deep.equal([{ industry: 'finance', n: 1 }, { industry: 'other', n: 500 }, { industry: 'retail', n: 500 }]);
+    expect(body.items).to.deep.equal([
+      { industry: 'finance', n: 1 },
+      { industry: 'other', n: 500 },
+      { industry: 'retail', n: 500 },
+    ]);
   });
 });
 
@@ -237,7 +316,11 @@ describe('change notifications across datasources', () => {
     dir = mkdtempSync(join(tmpdir(), 'objectql-adv-'));
     writeFileSync(join(dir, 'order.object.yml'), 'fields:\n  name: {type: text}\n');
     writeFileSync(join(dir, 'audit.object.yml'), 'datasource: audit\nfields:\n  text: {type: text}\n');
-    s = await startServer({ metadata: [dir], datasources: { default: { driver: 'memory' }, audit: { driver: 'memory' } }, security: { allowBodyUser: true } });
+    s = await startServer({
+      metadata: [dir],
+      datasources: { default: { driver: 'memory' }, audit: { driver: 'memory' } },
+      security: { allowBodyUser: true },
+    });
     s.kernel.hooks.afterCreate.for('order').tapPromise('test', async (ctx) => {
       await ctx.api.repo('audit').create({ text: `order ${String(ctx.data?.name)}` });
       if (ctx.data?.name === 'Boom') throw Object.assign(new Error('boom'), { code: 'VALIDATION_ERROR' });

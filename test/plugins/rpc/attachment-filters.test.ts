@@ -14,7 +14,16 @@ const USER = { id: 'alice', roles: ['member'] };
 
 const PDF = { name: 'contract.pdf', url: '/api/files/f-1', size: 48213, type: 'application/pdf', uploaded_at: '2024-05-01T10:00:00.000Z' };
 const SCAN = { id: 'f-2', name: 'scan.tiff', url: '/api/files/f-2', size: 9, type: 'image/tiff' };
-const PNG = { id: 'i-1', name: 'logo.png', url: '/api/files/i-1', size: 512, type: 'image/png', width: 64, height: 64, variants: { small: '/api/files/i-1/s' } };
+const PNG = {
+  id: 'i-1',
+  name: 'logo.png',
+  url: '/api/files/i-1',
+  size: 512,
+  type: 'image/png',
+  width: 64,
+  height: 64,
+  variants: { small: '/api/files/i-1/s' },
+};
 const JPG = { id: 'i-2', name: 'photo.jpg', url: '/api/files/i-2', size: 2048, type: 'image/jpeg', width: 800, height: 600 };
 
 const DOCS = [
@@ -74,7 +83,12 @@ for (const label of ['memory', ...DIALECTS] as const) {
     });
 
     it('combines null tests with and, or and not', async () => {
-      expect(await ids([['contract', '!=', null], ['scans', '=', null]])).to.deep.equal(['d-mixed']);
+      expect(
+        await ids([
+          ['contract', '!=', null],
+          ['scans', '=', null],
+        ]),
+      ).to.deep.equal(['d-mixed']);
       expect(await ids([['logo', '!=', null], 'or', ['scans', '!=', null]])).to.deep.equal(['d-full']);
       expect(await ids(['not', [['photos', '=', null]]])).to.deep.equal(['d-full', 'd-mixed']);
       expect(await ids(['not', [['contract', '!=', null]]])).to.deep.equal(without('contract'));
@@ -98,7 +112,12 @@ for (const label of ['memory', ...DIALECTS] as const) {
         expect(cleared).to.deep.include({ contract: null, photos: [] });
         expect(await ids([['contract', '!=', null]])).to.deep.equal(WITH.contract);
         expect(await ids([['photos', '!=', null]])).to.deep.equal(WITH.photos);
-        expect(await ids([['contract', '=', null], ['photos', '=', null]])).to.include('d-temp');
+        expect(
+          await ids([
+            ['contract', '=', null],
+            ['photos', '=', null],
+          ]),
+        ).to.include('d-temp');
       } finally {
         await call('delete', { id: 'd-temp' });
       }

@@ -13,7 +13,8 @@ type Case = [label: string, send: (s: TestServer) => Promise<Res>, status: numbe
 function rpcCase(label: string, op: string, object: string, args: unknown, status: number, code: string, ...named: string[]): Case {
   return [label, (s) => call(s, op, object, args), status, code, named];
 }
-const bad = (label: string, op: string, args: unknown, ...named: string[]): Case => rpcCase(label, op, 'project', args, 400, 'INVALID_REQUEST', ...named);
+const bad = (label: string, op: string, args: unknown, ...named: string[]): Case =>
+  rpcCase(label, op, 'project', args, 400, 'INVALID_REQUEST', ...named);
 
 function nested(levels: number): unknown {
   let filter: unknown = ['name', '=', 'x'];
@@ -54,22 +55,58 @@ describe('JSON-RPC bad input', () => {
   describe('the request body', () => {
     runCases([
       ['malformed JSON', (t) => t.rpc('{"op":'), 400, 'INVALID_REQUEST', ['Malformed JSON']],
-      ['malformed JSON with a valid prefix', (t) => t.rpc(`{"op":"delete","object":"project","args":{"id":"prj-apollo"},"user":${carol}`), 400, 'INVALID_REQUEST', ['Malformed JSON']],
+      [
+        'malformed JSON with a valid prefix',
+        (t) => t.rpc(`{"op":"delete","object":"project","args":{"id":"prj-apollo"},"user":${carol}`),
+        400,
+        'INVALID_REQUEST',
+        ['Malformed JSON'],
+      ],
       ['an array body', (t) => t.rpc(`[${countBody}]`), 400, 'INVALID_REQUEST', ['JSON object']],
       ['a number body', (t) => t.rpc('42'), 400, 'INVALID_REQUEST', ['JSON object']],
       ['a string body', (t) => t.rpc('"count"'), 400, 'INVALID_REQUEST', ['JSON object']],
       ['a null body', (t) => t.rpc('null'), 400, 'INVALID_REQUEST', ['JSON object']],
-      ['content-type text/plain', (t) => t.rpc(countBody, { 'content-type': 'text/plain' }), 400, 'INVALID_REQUEST', ['Content-Type', 'text/plain']],
-      ['content-type form', (t) => t.rpc(countBody, { 'content-type': 'application/x-www-form-urlencoded' }), 400, 'INVALID_REQUEST', ['Content-Type', 'application/x-www-form-urlencoded']],
-      ['an unsupported charset', (t) => t.rpc(countBody, { 'content-type': 'application/json; charset=latin-9' }), 400, 'INVALID_REQUEST', ['charset', 'LATIN-9']],
+      [
+        'content-type text/plain',
+        (t) => t.rpc(countBody, { 'content-type': 'text/plain' }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'text/plain'],
+      ],
+      [
+        'content-type form',
+        (t) => t.rpc(countBody, { 'content-type': 'application/x-www-form-urlencoded' }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'application/x-www-form-urlencoded'],
+      ],
+      [
+        'an unsupported charset',
+        (t) => t.rpc(countBody, { 'content-type': 'application/json; charset=latin-9' }),
+        400,
+        'INVALID_REQUEST',
+        ['charset', 'LATIN-9'],
+      ],
       ['missing op', (t) => t.rpc({ object: 'project', args: {} }), 400, 'INVALID_REQUEST', ["'op'"]],
       ['op not a string', (t) => t.rpc({ op: 7, object: 'project', args: {} }), 400, 'INVALID_REQUEST', ["'op'"]],
       ['unknown op', (t) => t.rpc({ op: 'upsert', object: 'project', args: {} }), 400, 'INVALID_REQUEST', ["'upsert'"]],
       ['missing object', (t) => t.rpc({ op: 'find', args: {} }), 400, 'INVALID_REQUEST', ["'object'"]],
       ['object not a string', (t) => t.rpc({ op: 'find', object: ['project'], args: {} }), 400, 'INVALID_REQUEST', ["'object'"]],
-      ['unknown request field', (t) => t.rpc({ op: 'find', object: 'project', args: {}, filters: {} }), 400, 'INVALID_REQUEST', ["'filters'"]],
+      [
+        'unknown request field',
+        (t) => t.rpc({ op: 'find', object: 'project', args: {}, filters: {} }),
+        400,
+        'INVALID_REQUEST',
+        ["'filters'"],
+      ],
       ['user not an object', (t) => t.rpc({ op: 'find', object: 'project', args: {}, user: 'root' }), 400, 'INVALID_REQUEST', ["'user'"]],
-      ['user roles not a list', (t) => t.rpc({ op: 'find', object: 'project', args: {}, user: { id: 'x', roles: 'admin' } }), 400, 'INVALID_REQUEST', ["'user.roles'"]],
+      [
+        'user roles not a list',
+        (t) => t.rpc({ op: 'find', object: 'project', args: {}, user: { id: 'x', roles: 'admin' } }),
+        400,
+        'INVALID_REQUEST',
+        ["'user.roles'"],
+      ],
       rpcCase('unknown object (find)', 'find', 'planet', {}, 404, 'NOT_FOUND', "'planet'"),
       rpcCase('unknown object (create)', 'create', 'planet', { name: 'Mars' }, 404, 'NOT_FOUND', "'planet'"),
       rpcCase('unknown object (deleteMany)', 'deleteMany', 'planet', { filters: {} }, 404, 'NOT_FOUND', "'planet'"),
@@ -78,7 +115,12 @@ describe('JSON-RPC bad input', () => {
     it('a body over 1 MiB is INVALID_REQUEST naming the limit; just under it is served', async () => {
       const huge = JSON.stringify({ op: 'create', object: 'account', args: { name: 'x'.repeat(1_100_000) }, user: USERS.carol });
       expectError(await s.rpc(huge), 400, 'INVALID_REQUEST', '1048576');
-      const underLimit = JSON.stringify({ op: 'count', object: 'account', args: { filters: { name: 'x'.repeat(1_000_000) } }, user: USERS.carol });
+      const underLimit = JSON.stringify({
+        op: 'count',
+        object: 'account',
+        args: { filters: { name: 'x'.repeat(1_000_000) } },
+        user: USERS.carol,
+      });
       expect(ok(await s.rpc(underLimit))).to.deep.equal({ count: 0, '@type': 'account' });
     });
 
@@ -144,7 +186,10 @@ describe('JSON-RPC bad input', () => {
       const res = ok(await call(s, 'createMany', 'account', ['Acme', 7]));
       expect(res).to.include({ count: 0, '@type': 'account' });
       expect(res.items).to.deep.equal([]);
-      expect(res.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([[0, 'INVALID_REQUEST'], [1, 'INVALID_REQUEST']]);
+      expect(res.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([
+        [0, 'INVALID_REQUEST'],
+        [1, 'INVALID_REQUEST'],
+      ]);
       expect(res.errors[0].error.message).to.include("'account'");
     });
   });
@@ -172,16 +217,25 @@ describe('JSON-RPC bad input', () => {
     });
 
     it('in create and update data: VALIDATION_ERROR naming the field', async () => {
-      expect(expectFieldError(await call(s, 'create', 'account', { name: 'Colourful', colour: 'red' }), 'colour')).to.equal('unknown field');
-      expect(expectFieldError(await call(s, 'update', 'project', { id: 'prj-apollo', data: { colour: 'red' } }), 'colour')).to.equal('unknown field');
+      expect(expectFieldError(await call(s, 'create', 'account', { name: 'Colourful', colour: 'red' }), 'colour')).to.equal(
+        'unknown field',
+      );
+      expect(expectFieldError(await call(s, 'update', 'project', { id: 'prj-apollo', data: { colour: 'red' } }), 'colour')).to.equal(
+        'unknown field',
+      );
     });
 
     it('keys named after Object.prototype members (__proto__, constructor) are unknown fields, not ignored', async () => {
-      for (const [op, args] of [['create', '{"name":"Proto Ltd","__proto__":{"active":false}}'], ['update', '{"id":"acc-acme","data":{"__proto__":{"name":"x"}}}']]) {
+      for (const [op, args] of [
+        ['create', '{"name":"Proto Ltd","__proto__":{"active":false}}'],
+        ['update', '{"id":"acc-acme","data":{"__proto__":{"name":"x"}}}'],
+      ]) {
         const res = await s.rpc(`{"op":"${op}","object":"account","args":${args},"user":${carol}}`);
         expect(expectFieldError(res, '__proto__')).to.equal('unknown field');
       }
-      expect(expectFieldError(await call(s, 'create', 'account', { name: 'Ctor Ltd', constructor: 'x' }), 'constructor')).to.equal('unknown field');
+      expect(expectFieldError(await call(s, 'create', 'account', { name: 'Ctor Ltd', constructor: 'x' }), 'constructor')).to.equal(
+        'unknown field',
+      );
       expectError(await call(s, 'find', 'account', { filters: { constructor: 'x' } }), 400, 'INVALID_REQUEST', "'constructor'");
     });
 
@@ -196,7 +250,21 @@ describe('JSON-RPC bad input', () => {
   describe('filters', () => {
     runCases([
       bad('unknown operator', 'find', { filters: [['name', '~~', 'x']] }, '"~~"'),
-      bad('unknown operator in a nested group', 'find', { filters: [['status', '=', 'active'], 'or', [['budget', '>', 1], ['budget', 'bigger', 2]]] }, '"bigger"'),
+      bad(
+        'unknown operator in a nested group',
+        'find',
+        {
+          filters: [
+            ['status', '=', 'active'],
+            'or',
+            [
+              ['budget', '>', 1],
+              ['budget', 'bigger', 2],
+            ],
+          ],
+        },
+        '"bigger"',
+      ),
       bad('unknown operator in map form', 'find', { filters: { budget: ['>>', 5] } }, "'budget'"),
       bad('an operator the field type does not take', 'find', { filters: [['budget', 'like', '1%']] }, "'like'", "'budget'"),
       bad('a value of the wrong type', 'find', { filters: [['budget', '>', 'lots']] }, "'budget'", 'number'),
@@ -206,7 +274,12 @@ describe('JSON-RPC bad input', () => {
       bad('nested 50 levels deep', 'find', { filters: nested(50) }, 'nested deeper than 16'),
       bad('nested 17 levels deep', 'count', { filters: nested(17) }, 'nested deeper than 16'),
       bad('201 conditions', 'find', { filters: Array.from({ length: 201 }, (_, i) => ['name', '=', `n${i}`]) }, 'more than 200 conditions'),
-      bad('201 conditions in map form', 'deleteMany', { filters: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, i])) }, 'more than 200 conditions'),
+      bad(
+        '201 conditions in map form',
+        'deleteMany',
+        { filters: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, i])) },
+        'more than 200 conditions',
+      ),
     ]);
 
     it('16 levels and 200 conditions are within the limits', async () => {
@@ -247,7 +320,16 @@ describe('JSON-RPC bad input', () => {
     runCases([
       bad('a field that is not a relation', 'find', { expand: { name: {} } }, "'name'", 'not a relation'),
       bad('a non-relation at the second level', 'find', { expand: { account: { expand: { industry: {} } } } }, "'industry'"),
-      rpcCase('an unknown field at the third level', 'find', 'task', { expand: { project: { expand: { account: { expand: { owner: {} } } } } } }, 400, 'INVALID_REQUEST', "'owner'", "'account'"),
+      rpcCase(
+        'an unknown field at the third level',
+        'find',
+        'task',
+        { expand: { project: { expand: { account: { expand: { owner: {} } } } } } },
+        400,
+        'INVALID_REQUEST',
+        "'owner'",
+        "'account'",
+      ),
     ]);
   });
 });
@@ -258,7 +340,10 @@ describe('JSON-RPC expand depth', () => {
   const parent = (inner?: Record<string, unknown>) => ({ parent: { fields: ['name', 'parent'], ...(inner ? { expand: inner } : {}) } });
 
   before(async () => {
-    s = await startServer({ security: { allowBodyUser: true }, metadata: [SAMPLE_METADATA, resolve(__dirname, '../../fixtures/metadata/rpc-expand')] });
+    s = await startServer({
+      security: { allowBodyUser: true },
+      metadata: [SAMPLE_METADATA, resolve(__dirname, '../../fixtures/metadata/rpc-expand')],
+    });
   });
   after(async () => {
     await s?.stop();

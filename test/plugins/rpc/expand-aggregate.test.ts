@@ -66,21 +66,43 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
 
     it('inlines a multiple lookup as a list in the record order', async () => {
       const item = await one('it-06', { labels: {} });
-      expect(item.labels.map((l: Row) => [l.id, l.name])).to.deep.equal([['lb-1', 'New'], ['lb-3', 'Old']]);
+      expect(item.labels.map((l: Row) => [l.id, l.name])).to.deep.equal([
+        ['lb-1', 'New'],
+        ['lb-3', 'Old'],
+      ]);
       expect((await one('it-10', { labels: {} })).labels ?? []).to.deep.equal([]);
     });
 
     it('fetches the relation even when fields leaves it out, and projects inside expand', async () => {
       const item = await one('it-02', { category: { fields: ['name'] }, labels: { fields: ['color'] } }, ['name']);
-      expect(item).to.deep.equal({ id: 'it-02', name: 'alpha', category: { id: 'cat-a', name: 'Tools' }, labels: [{ id: 'lb-2', color: 'red' }] });
+      expect(item).to.deep.equal({
+        id: 'it-02',
+        name: 'alpha',
+        category: { id: 'cat-a', name: 'Tools' },
+        labels: [{ id: 'lb-2', color: 'red' }],
+      });
     });
 
     it('filters inside expand: a related record that does not match reads as null', async () => {
-      const { items } = await find({ fields: ['name'], sort: 'id', expand: { category: { fields: ['kind'], filters: [['kind', '=', 'physical']] } } });
+      const { items } = await find({
+        fields: ['name'],
+        sort: 'id',
+        expand: { category: { fields: ['kind'], filters: [['kind', '=', 'physical']] } },
+      });
       const byId = Object.fromEntries(items.map((r) => [r.id, r.category?.id ?? null]));
       expect(byId).to.deep.equal({
-        'it-01': 'cat-a', 'it-02': 'cat-a', 'it-03': null, 'it-04': null, 'it-05': null, 'it-06': null,
-        'it-07': 'cat-a', 'it-08': 'cat-d', 'it-09': null, 'it-10': null, 'it-11': 'cat-a', 'it-12': null,
+        'it-01': 'cat-a',
+        'it-02': 'cat-a',
+        'it-03': null,
+        'it-04': null,
+        'it-05': null,
+        'it-06': null,
+        'it-07': 'cat-a',
+        'it-08': 'cat-d',
+        'it-09': null,
+        'it-10': null,
+        'it-11': 'cat-a',
+        'it-12': null,
       });
       const labelled = await one('it-01', { labels: { filters: { color: 'green' } } });
       expect(labelled.labels.map((l: Row) => l.id)).to.deep.equal(['lb-1']);
@@ -88,8 +110,14 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
 
     it('nests three levels; an empty link at any level is null', async () => {
       const expand = { category: { fields: ['name'], expand: { group: { expand: { region: { fields: ['name', 'zone'] } } } } } };
-      const { items } = await find({ filters: [['id', 'in', ['it-01', 'it-03', 'it-06', 'it-08']]], fields: ['category'], sort: 'id', expand });
-      const path = (r: Row) => [r.category?.name, r.category?.group?.name, r.category?.group?.region?.name, r.category?.group?.region?.zone].map((v) => v ?? null);
+      const { items } = await find({
+        filters: [['id', 'in', ['it-01', 'it-03', 'it-06', 'it-08']]],
+        fields: ['category'],
+        sort: 'id',
+        expand,
+      });
+      const path = (r: Row) =>
+        [r.category?.name, r.category?.group?.name, r.category?.group?.region?.name, r.category?.group?.region?.zone].map((v) => v ?? null);
       expect(items.map(path)).to.deep.equal([
         ['Tools', 'Hardware', 'Europe', 'zn-1'],
         ['Apps', 'Software', 'Asia', null],
@@ -114,7 +142,12 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       let body: { items: Row[] } = { items: [] };
       expect(await countFinds(async () => (body = await find(args)))).to.equal(1 + 2);
       expect(body.items).to.have.length(12);
-      expect(body.items.filter((r) => r.category?.group?.id === 'gr-1').map((r) => r.id)).to.deep.equal(['it-01', 'it-02', 'it-07', 'it-11']);
+      expect(body.items.filter((r) => r.category?.group?.id === 'gr-1').map((r) => r.id)).to.deep.equal([
+        'it-01',
+        'it-02',
+        'it-07',
+        'it-11',
+      ]);
 
       const both = { ...args, expand: { category: { expand: { group: { expand: { region: {} } } } }, labels: {} } };
       expect(await countFinds(() => find(both))).to.equal(1 + 4);
@@ -124,7 +157,9 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       const post = (op: string, object: string, args: unknown) => s.rpc({ op, object, args, user: USER });
       expect((await post('create', 'category', { id: 'cat-tmp', name: 'Temporary' })).status).to.equal(200);
       expect((await post('create', 'label', { id: 'lb-tmp', name: 'Temporary' })).status).to.equal(200);
-      expect((await post('create', 'item', { id: 'dangle', name: 'Dangling', category: 'cat-tmp', labels: ['lb-tmp', 'lb-2'] })).status).to.equal(200);
+      expect(
+        (await post('create', 'item', { id: 'dangle', name: 'Dangling', category: 'cat-tmp', labels: ['lb-tmp', 'lb-2'] })).status,
+      ).to.equal(200);
       try {
         expect((await post('delete', 'category', { id: 'cat-tmp' })).status).to.equal(200);
         expect((await post('delete', 'label', { id: 'lb-tmp' })).status).to.equal(200);
@@ -157,7 +192,14 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
     });
 
     it('groups by two fields', async () => {
-      const { items } = await find({ groupBy: ['status', 'active'], aggregate: [{ func: 'count', alias: 'n' }], sort: [['status', 'asc'], ['active', 'asc']] });
+      const { items } = await find({
+        groupBy: ['status', 'active'],
+        aggregate: [{ func: 'count', alias: 'n' }],
+        sort: [
+          ['status', 'asc'],
+          ['active', 'asc'],
+        ],
+      });
       expect(items).to.deep.equal([
         { status: null, active: null, n: 1 },
         { status: 'closed', active: null, n: 1 },
@@ -170,8 +212,20 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
     });
 
     it('sorts by an alias (descending puts nulls last) and takes top', async () => {
-      const args = { groupBy: ['status'], aggregate: [{ func: 'sum', field: 'qty', alias: 'total' }], sort: [['total', 'desc'], ['status', 'asc']] };
-      expect((await find(args)).items.map((r) => [r.status, r.total])).to.deep.equal([['closed', 90], ['open', 90], ['pending', 40], [null, null]]);
+      const args = {
+        groupBy: ['status'],
+        aggregate: [{ func: 'sum', field: 'qty', alias: 'total' }],
+        sort: [
+          ['total', 'desc'],
+          ['status', 'asc'],
+        ],
+      };
+      expect((await find(args)).items.map((r) => [r.status, r.total])).to.deep.equal([
+        ['closed', 90],
+        ['open', 90],
+        ['pending', 40],
+        [null, null],
+      ]);
       expect((await find({ ...args, top: 2 })).items.map((r) => r.status)).to.deep.equal(['closed', 'open']);
       expect((await find({ ...args, sort: '-total, status', top: 1, skip: 2 })).items).to.deep.equal([{ status: 'pending', total: 40 }]);
     });
@@ -184,7 +238,13 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       const second = await find({ ...args, skip: 3 });
       expect(second.items).to.deep.equal([{ status: 'pending', n: 3 }]);
       expect(second.meta).to.deep.equal({ total: 4, page: 2, size: 3, pages: 2, has_next: false });
-      expect((await find({ ...args, filters: { status: 'open' } })).meta).to.deep.equal({ total: 1, page: 1, size: 3, pages: 1, has_next: false });
+      expect((await find({ ...args, filters: { status: 'open' } })).meta).to.deep.equal({
+        total: 1,
+        page: 1,
+        size: 3,
+        pages: 1,
+        has_next: false,
+      });
     });
 
     it('aggregates without groupBy into one row; count of a field skips nulls', async () => {
@@ -204,13 +264,27 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       const { items } = await find({
         filters: [['owner', '=', '$current_user']],
         groupBy: ['category'],
-        aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'price', alias: 'spent' }, { func: 'max', field: 'due', alias: 'latest' }],
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'price', alias: 'spent' },
+          { func: 'max', field: 'due', alias: 'latest' },
+        ],
         sort: 'category',
       });
-      expect(items.map((r) => [r.category, r.n, r.latest])).to.deep.equal([['cat-a', 1, '2024-01-01'], ['cat-b', 2, '2024-12-31'], ['cat-c', 1, '2000-01-01']]);
+      expect(items.map((r) => [r.category, r.n, r.latest])).to.deep.equal([
+        ['cat-a', 1, '2024-01-01'],
+        ['cat-b', 2, '2024-12-31'],
+        ['cat-c', 1, '2000-01-01'],
+      ]);
       expect(items[0].spent).to.be.closeTo(9.99, 1e-9);
       expect(items[1].spent).to.equal(5);
-      const none = await find({ filters: { owner: 'nobody' }, aggregate: [{ func: 'count', alias: 'n' }, { func: 'sum', field: 'qty', alias: 's' }] });
+      const none = await find({
+        filters: { owner: 'nobody' },
+        aggregate: [
+          { func: 'count', alias: 'n' },
+          { func: 'sum', field: 'qty', alias: 's' },
+        ],
+      });
       expect(none.items).to.deep.equal([{ n: 0, s: null }]);
     });
 
@@ -218,7 +292,16 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
       await expectInvalid({ groupBy: ['status'], aggregate: [{ func: 'median', field: 'qty', alias: 'm' }] }, 'INVALID_REQUEST', 'median');
       await expectInvalid({ aggregate: [{ func: 'sum', field: 'name', alias: 's' }] }, 'INVALID_REQUEST', 'name');
       await expectInvalid({ aggregate: [{ func: 'avg', field: 'due', alias: 'a' }] }, 'INVALID_REQUEST', 'due');
-      await expectInvalid({ aggregate: [{ func: 'count', alias: 'x' }, { func: 'max', field: 'qty', alias: 'x' }] }, 'INVALID_REQUEST', "'x'");
+      await expectInvalid(
+        {
+          aggregate: [
+            { func: 'count', alias: 'x' },
+            { func: 'max', field: 'qty', alias: 'x' },
+          ],
+        },
+        'INVALID_REQUEST',
+        "'x'",
+      );
       await expectInvalid({ groupBy: ['status'], aggregate: [{ func: 'count', alias: 'status' }] }, 'INVALID_REQUEST', "'status'");
       await expectInvalid({ groupBy: ['nope'], aggregate: [{ func: 'count', alias: 'n' }] }, 'INVALID_REQUEST', 'nope');
       await expectInvalid({ groupBy: ['tags'], aggregate: [{ func: 'count', alias: 'n' }] }, 'INVALID_REQUEST', 'tags');

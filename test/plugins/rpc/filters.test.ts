@@ -149,19 +149,32 @@ describe('JSON-RPC filters (query-app)', () => {
 
   describe('logic', () => {
     it('and binds tighter than or; brackets regroup', async () => {
-      await expectIds([['status', '=', 'open'], 'or', ['status', '=', 'closed'], 'and', ['qty', '>', 30]], ['it-01', 'it-03', 'it-06', 'it-09', 'it-10', 'it-12']);
+      await expectIds(
+        [['status', '=', 'open'], 'or', ['status', '=', 'closed'], 'and', ['qty', '>', 30]],
+        ['it-01', 'it-03', 'it-06', 'it-09', 'it-10', 'it-12'],
+      );
       await expectIds([[['status', '=', 'open'], 'or', ['status', '=', 'closed']], 'and', ['qty', '>', 30]], ['it-09', 'it-10']);
       await expectIds([['qty', '>', 30], 'and', ['status', '=', 'closed'], 'or', ['owner', '=', 'carol']], ['it-05', 'it-09', 'it-10']);
     });
 
     it('adjacent conditions without a joiner are and-ed', async () => {
-      await expectIds([['status', '=', 'open'], ['qty', '>', 20]], ['it-03', 'it-09']);
+      await expectIds(
+        [
+          ['status', '=', 'open'],
+          ['qty', '>', 20],
+        ],
+        ['it-03', 'it-09'],
+      );
       await expectIds([['status', '=', 'open'], ['qty', '>', 20], 'or', ['name', '=', 'Beta']], ['it-03', 'it-04', 'it-09']);
     });
 
     it('nested groups several levels deep', async () => {
       await expectIds(
-        [[['owner', '=', 'alice'], 'and', ['qty', '>=', 15]], 'or', [['owner', '=', 'bob'], 'and', [['active', '=', true], 'or', ['qty', '<', 21]]]],
+        [
+          [['owner', '=', 'alice'], 'and', ['qty', '>=', 15]],
+          'or',
+          [['owner', '=', 'bob'], 'and', [['active', '=', true], 'or', ['qty', '<', 21]]],
+        ],
         ['it-02', 'it-03', 'it-06', 'it-08'],
       );
     });
@@ -180,7 +193,12 @@ describe('JSON-RPC filters (query-app)', () => {
     });
 
     it('count takes the same filters', async () => {
-      const res = await s.rpc({ op: 'count', object: 'item', args: { filters: [['status', '=', 'open'], 'or', ['qty', '<', 10]] }, user: ALICE });
+      const res = await s.rpc({
+        op: 'count',
+        object: 'item',
+        args: { filters: [['status', '=', 'open'], 'or', ['qty', '<', 10]] },
+        user: ALICE,
+      });
       expect(res.body).to.deep.equal({ count: 7, '@type': 'item' });
     });
   });
@@ -241,22 +259,48 @@ describe('JSON-RPC filters (query-app)', () => {
   describe('projection, sort and paging', () => {
     it('fields returns only those fields plus id', async () => {
       const { items } = await find({ fields: ['name', 'qty'], filters: [['id', 'in', ['it-01', 'it-04']]], sort: 'id' });
-      expect(items).to.deep.equal([{ id: 'it-01', name: 'Alpha', qty: 10 }, { id: 'it-04', name: 'Beta', qty: null }]);
+      expect(items).to.deep.equal([
+        { id: 'it-01', name: 'Alpha', qty: 10 },
+        { id: 'it-04', name: 'Beta', qty: null },
+      ]);
     });
 
     it('sorts nulls first ascending and last descending', async () => {
       const asc = ['it-04', 'it-12', 'it-11', 'it-05', 'it-01', 'it-06', 'it-02', 'it-07', 'it-03', 'it-08', 'it-09', 'it-10'];
       expect((await find({ fields: ['qty'], sort: [['qty', 'asc']] })).items.map((r) => r.id)).to.deep.equal(asc);
-      expect((await find({ fields: ['qty'], sort: [['qty', 'desc']] })).items.map((r) => r.id)).to.deep.equal([...asc.slice(1).reverse(), 'it-04']);
+      expect((await find({ fields: ['qty'], sort: [['qty', 'desc']] })).items.map((r) => r.id)).to.deep.equal([
+        ...asc.slice(1).reverse(),
+        'it-04',
+      ]);
     });
 
     it('sorts on several keys, in every sort syntax', async () => {
       const order = ['it-04', 'it-07', 'it-02', 'it-10', 'it-01', 'it-03', 'it-09', 'it-06', 'it-12', 'it-08', 'it-05', 'it-11'];
-      for (const sort of [[['status', 'asc'], ['price', 'desc']], 'status, price desc', 'status,-price']) {
-        expect((await find({ fields: ['name'], sort })).items.map((r) => r.id), JSON.stringify(sort)).to.deep.equal(order);
+      for (const sort of [
+        [
+          ['status', 'asc'],
+          ['price', 'desc'],
+        ],
+        'status, price desc',
+        'status,-price',
+      ]) {
+        expect(
+          (await find({ fields: ['name'], sort })).items.map((r) => r.id),
+          JSON.stringify(sort),
+        ).to.deep.equal(order);
       }
       const byName = ['it-05', 'it-11', 'it-08', 'it-06', 'it-03', 'it-01', 'it-12', 'it-09', 'it-10', 'it-02', 'it-07', 'it-04'];
-      expect((await find({ fields: ['name'], sort: [['status', 'desc'], ['name', 'asc']] })).items.map((r) => r.id)).to.deep.equal(byName);
+      expect(
+        (
+          await find({
+            fields: ['name'],
+            sort: [
+              ['status', 'desc'],
+              ['name', 'asc'],
+            ],
+          })
+        ).items.map((r) => r.id),
+      ).to.deep.equal(byName);
     });
 
     it('top and skip page through the results; meta describes the page', async () => {

@@ -93,22 +93,32 @@ describe('JSON-RPC validation end to end', () => {
   describe('validation rules of project', () => {
     it('cross_field: end_date may not be before start_date (create and update)', async () => {
       const before = await countOf(s, 'project');
-      const msg = expectFieldError(await call(s, 'create', 'project', { name: 'Backwards', start_date: '2025-05-01', end_date: '2025-04-30' }), 'end_date');
+      const msg = expectFieldError(
+        await call(s, 'create', 'project', { name: 'Backwards', start_date: '2025-05-01', end_date: '2025-04-30' }),
+        'end_date',
+      );
       expect(msg).to.equal('The end date cannot be before the start date.');
       expect(await countOf(s, 'project')).to.equal(before);
       expectFieldError(await call(s, 'update', 'project', { id: 'prj-apollo', data: { end_date: '2024-12-31' } }), 'end_date');
       expect(ok(await call(s, 'findOne', 'project', 'prj-apollo')).end_date).to.equal('2025-09-30');
       // equal dates hold
-      expect(ok(await call(s, 'create', 'project', { name: 'One day', start_date: '2025-05-01', end_date: '2025-05-01' })).end_date).to.equal('2025-05-01');
+      expect(
+        ok(await call(s, 'create', 'project', { name: 'One day', start_date: '2025-05-01', end_date: '2025-05-01' })).end_date,
+      ).to.equal('2025-05-01');
     });
 
     it('state_machine: planning -> done is refused, planning -> active -> done allowed, done is final', async () => {
       const p = await newProject({ start_date: '2025-01-01' });
-      const msg = expectFieldError(await call(s, 'update', 'project', { id: p.id, data: { status: 'done', end_date: '2025-02-01' } }), 'status');
+      const msg = expectFieldError(
+        await call(s, 'update', 'project', { id: p.id, data: { status: 'done', end_date: '2025-02-01' } }),
+        'status',
+      );
       expect(msg).to.equal('This status change is not allowed.');
       expect(ok(await call(s, 'findOne', 'project', p.id))).to.include({ status: 'planning', end_date: null });
       expect(ok(await call(s, 'update', 'project', { id: p.id, data: { status: 'active' } })).status).to.equal('active');
-      expect(ok(await call(s, 'update', 'project', { id: p.id, data: { status: 'done', end_date: '2025-02-01' } })).status).to.equal('done');
+      expect(ok(await call(s, 'update', 'project', { id: p.id, data: { status: 'done', end_date: '2025-02-01' } })).status).to.equal(
+        'done',
+      );
       expectFieldError(await call(s, 'update', 'project', { id: p.id, data: { status: 'active' } }), 'status');
       // the rule is checked on update only: a project may be created in any state
       expect(ok(await call(s, 'create', 'project', { name: 'Born done', status: 'done', end_date: '2025-01-01' })).status).to.equal('done');
@@ -137,7 +147,12 @@ describe('JSON-RPC validation end to end', () => {
       expectError(res, 409, 'CONFLICT', 'email', 'jane.doe@acme.example.com');
       expect(res.body.error.details).to.include({ field: 'email', object: 'contact' });
       expect(await countOf(s, 'contact')).to.equal(before);
-      expectError(await call(s, 'update', 'contact', { id: 'con-raj', data: { email: 'jane.doe@acme.example.com' } }), 409, 'CONFLICT', 'email');
+      expectError(
+        await call(s, 'update', 'contact', { id: 'con-raj', data: { email: 'jane.doe@acme.example.com' } }),
+        409,
+        'CONFLICT',
+        'email',
+      );
       expect(ok(await call(s, 'findOne', 'contact', 'con-raj')).email).to.equal('raj.patel@acme.example.com');
       // a record keeps its own value
       ok(await call(s, 'update', 'contact', { id: 'con-jane', data: { email: 'jane.doe@acme.example.com', first_name: 'Janet' } }));
@@ -195,7 +210,10 @@ describe('JSON-RPC hooks that throw', () => {
   it('in a bulk create each failing item is listed with the hook error; the server keeps serving', async () => {
     const res = ok(await call(s, 'createMany', 'milestone', [{ name: 'A' }, { name: 'B' }]));
     expect(res.count).to.equal(0);
-    expect(res.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([[0, 'INTERNAL_ERROR'], [1, 'INTERNAL_ERROR']]);
+    expect(res.errors.map((e: any) => [e.index, e.error.code])).to.deep.equal([
+      [0, 'INTERNAL_ERROR'],
+      [1, 'INTERNAL_ERROR'],
+    ]);
     expect(JSON.stringify(res)).not.to.include('boom');
     expect(ok(await call(s, 'create', 'account', { name: 'Still serving' })).name).to.equal('Still serving');
   });

@@ -8,8 +8,12 @@ import { startServer, USERS, type TestServer } from '../../helpers/server';
 import { call, countOf, expectError, expectFieldError, ok, utcToday } from './ops-helpers';
 
 const SEED_TASK_TITLES = [
-  'Build the content API', 'Design the new landing page', 'Hand over the migrated ledger',
-  'Kick-off meeting with Globex', 'Plan the launch', 'Survey sensor vendors',
+  'Build the content API',
+  'Design the new landing page',
+  'Hand over the migrated ledger',
+  'Kick-off meeting with Globex',
+  'Plan the launch',
+  'Survey sensor vendors',
 ];
 
 describe('JSON-RPC ops end to end', () => {
@@ -58,9 +62,13 @@ describe('JSON-RPC ops end to end', () => {
     });
 
     it('returns only the id and the fields asked for, with filters and sort applied', async () => {
-      const res = ok(await call(s, 'find', 'project', {
-        fields: ['name', 'budget'], filters: [['budget', '>=', 45000], 'and', ['id', 'startswith', 'prj-']], sort: '-budget',
-      }));
+      const res = ok(
+        await call(s, 'find', 'project', {
+          fields: ['name', 'budget'],
+          filters: [['budget', '>=', 45000], 'and', ['id', 'startswith', 'prj-']],
+          sort: '-budget',
+        }),
+      );
       expect(res.items).to.deep.equal([
         { id: 'prj-apollo', name: 'Apollo Website Relaunch', budget: 120000 },
         { id: 'prj-gemini', name: 'Gemini Plant Monitoring', budget: 45000 },
@@ -78,21 +86,33 @@ describe('JSON-RPC ops end to end', () => {
     });
 
     it('inlines an expanded relation under the field name', async () => {
-      const res = ok(await call(s, 'find', 'expense', {
-        filters: [['id', '=', 'exp-mercury-licence']], fields: ['amount', 'project'],
-        expand: { project: { fields: ['name'], expand: { account: { fields: ['name'] } } } },
-      }));
-      expect(res.items).to.deep.equal([{
-        id: 'exp-mercury-licence', amount: 750.25,
-        project: { id: 'prj-mercury', name: 'Mercury Ledger Migration', account: { id: 'acc-initech', name: 'Initech' } },
-      }]);
+      const res = ok(
+        await call(s, 'find', 'expense', {
+          filters: [['id', '=', 'exp-mercury-licence']],
+          fields: ['amount', 'project'],
+          expand: { project: { fields: ['name'], expand: { account: { fields: ['name'] } } } },
+        }),
+      );
+      expect(res.items).to.deep.equal([
+        {
+          id: 'exp-mercury-licence',
+          amount: 750.25,
+          project: { id: 'prj-mercury', name: 'Mercury Ledger Migration', account: { id: 'acc-initech', name: 'Initech' } },
+        },
+      ]);
     });
   });
 
   describe('findOne', () => {
     it('returns the record with @type by id', async () => {
       const res = ok(await call(s, 'findOne', 'account', 'acc-globex'));
-      expect(res).to.include({ id: 'acc-globex', name: 'Globex Industries', industry: 'manufacturing', annual_revenue: 48000000, '@type': 'account' });
+      expect(res).to.include({
+        id: 'acc-globex',
+        name: 'Globex Industries',
+        industry: 'manufacturing',
+        annual_revenue: 48000000,
+        '@type': 'account',
+      });
     });
 
     it('returns the first match of {filters, fields}', async () => {
@@ -114,7 +134,14 @@ describe('JSON-RPC ops end to end', () => {
     it('returns the stored record with @type, created_at, defaults and created_by = caller', async () => {
       const res = await newProject({ budget: 1000 });
       expect(res.id).to.be.a('string').and.not.empty;
-      expect(res).to.include({ status: 'planning', priority: 'medium', owner: 'carol', created_by: 'carol', budget: 1000, '@type': 'project' });
+      expect(res).to.include({
+        status: 'planning',
+        priority: 'medium',
+        owner: 'carol',
+        created_by: 'carol',
+        budget: 1000,
+        '@type': 'project',
+      });
       expect(new Date(res.created_at).toISOString()).to.equal(res.created_at);
       const stored = ok(await call(s, 'findOne', 'project', res.id));
       const { '@type': _t, ...record } = res;
@@ -160,7 +187,7 @@ describe('JSON-RPC ops end to end', () => {
       expectError(await call(s, 'update', 'project', { id: 'prj-ghost', data: { priority: 'low' } }), 404, 'NOT_FOUND', 'prj-ghost');
     });
 
-    it("is FORBIDDEN when a member edits the read-only budget", async () => {
+    it('is FORBIDDEN when a member edits the read-only budget', async () => {
       const res = await call(s, 'update', 'project', { id: 'prj-apollo', data: { budget: 1 } }, USERS.alice);
       expectError(res, 403, 'FORBIDDEN', 'budget');
       expect(ok(await call(s, 'findOne', 'project', 'prj-apollo')).budget).to.equal(120000);
@@ -198,8 +225,14 @@ describe('JSON-RPC ops end to end', () => {
 
   describe('count', () => {
     it('returns {count, @type} for array and map filters, scoped by permissions', async () => {
-      expect(ok(await call(s, 'count', 'account', { filters: { industry: 'technology' } }))).to.deep.equal({ count: 1, '@type': 'account' });
-      expect(ok(await call(s, 'count', 'contact', { filters: [['account', '=', 'acc-acme']] }))).to.deep.equal({ count: 2, '@type': 'contact' });
+      expect(ok(await call(s, 'count', 'account', { filters: { industry: 'technology' } }))).to.deep.equal({
+        count: 1,
+        '@type': 'account',
+      });
+      expect(ok(await call(s, 'count', 'contact', { filters: [['account', '=', 'acc-acme']] }))).to.deep.equal({
+        count: 2,
+        '@type': 'contact',
+      });
       const seed = { filters: [['id', 'startswith', 'tsk-']] };
       expect(ok(await call(s, 'count', 'task', seed)).count).to.equal(6);
       expect(ok(await call(s, 'count', 'task', seed, USERS.alice)).count).to.equal(3);
@@ -238,7 +271,12 @@ describe('JSON-RPC ops end to end', () => {
 
     it('is NOT_FOUND for an unknown action or record, INVALID_REQUEST for a record action without id', async () => {
       expectError(await call(s, 'action', 'project', { action: 'archive' }), 404, 'NOT_FOUND', 'archive', 'project');
-      expectError(await call(s, 'action', 'project', { action: 'close', id: 'prj-ghost', input: { reason: 'x' } }), 404, 'NOT_FOUND', 'prj-ghost');
+      expectError(
+        await call(s, 'action', 'project', { action: 'close', id: 'prj-ghost', input: { reason: 'x' } }),
+        404,
+        'NOT_FOUND',
+        'prj-ghost',
+      );
       expectError(await call(s, 'action', 'project', { action: 'close', input: { reason: 'x' } }), 400, 'INVALID_REQUEST', 'close', 'id');
     });
 
@@ -262,9 +300,13 @@ describe('JSON-RPC ops end to end', () => {
   describe('createMany', () => {
     it('creates each good item and lists a bad one in errors with its index', async () => {
       const before = await countOf(s, 'account');
-      const res = ok(await call(s, 'createMany', 'account', [
-        { name: 'Bulk One' }, { name: 'Bulk Two', email: 'not-an-email' }, { name: 'Bulk Three', industry: 'retail' },
-      ]));
+      const res = ok(
+        await call(s, 'createMany', 'account', [
+          { name: 'Bulk One' },
+          { name: 'Bulk Two', email: 'not-an-email' },
+          { name: 'Bulk Three', industry: 'retail' },
+        ]),
+      );
       expect(res).to.include({ count: 2, '@type': 'account' });
       expect(res.items.map((a: any) => a.name)).to.deep.equal(['Bulk One', 'Bulk Three']);
       expect(res.items[1]).to.include({ industry: 'retail', active: true, created_by: 'carol' });
@@ -278,7 +320,12 @@ describe('JSON-RPC ops end to end', () => {
 
     it('has no errors key when every item succeeds, and runs hooks per item', async () => {
       const p = await newProject();
-      const res = ok(await call(s, 'createMany', 'task', [{ title: 'Bulk A', project: p.id }, { title: 'Bulk B', project: p.id, assignee: 'bob' }]));
+      const res = ok(
+        await call(s, 'createMany', 'task', [
+          { title: 'Bulk A', project: p.id },
+          { title: 'Bulk B', project: p.id, assignee: 'bob' },
+        ]),
+      );
       expect(Object.keys(res).sort()).to.deep.equal(['@type', 'count', 'items']);
       expect(res.items.map((t: any) => t.assignee)).to.deep.equal(['carol', 'bob']);
     });
@@ -287,9 +334,18 @@ describe('JSON-RPC ops end to end', () => {
   describe('updateMany and deleteMany', () => {
     it('updateMany with map-form filters returns {count, @type} and runs hooks per record', async () => {
       const p = await newProject();
-      const todo = [await newTask(p.id, { estimate_hours: 2 }), await newTask(p.id, { estimate_hours: 8 }), await newTask(p.id, { estimate_hours: 9 })];
+      const todo = [
+        await newTask(p.id, { estimate_hours: 2 }),
+        await newTask(p.id, { estimate_hours: 8 }),
+        await newTask(p.id, { estimate_hours: 9 }),
+      ];
       const doing = await newTask(p.id, { status: 'doing', estimate_hours: 20 });
-      const res = ok(await call(s, 'updateMany', 'task', { filters: { project: p.id, status: 'todo', estimate_hours: ['>', 5] }, data: { status: 'done' } }));
+      const res = ok(
+        await call(s, 'updateMany', 'task', {
+          filters: { project: p.id, status: 'todo', estimate_hours: ['>', 5] },
+          data: { status: 'done' },
+        }),
+      );
       expect(res).to.deep.equal({ count: 2, '@type': 'task' });
       const { items } = ok(await call(s, 'find', 'task', { filters: { project: p.id }, fields: ['status', 'done'] }));
       const byId = new Map(items.map((t: any) => [t.id, t]));
@@ -304,10 +360,16 @@ describe('JSON-RPC ops end to end', () => {
       await newTask(p.id, { status: 'done' });
       await newTask(p.id, { status: 'done' });
       const left = await newTask(p.id);
-      expect(ok(await call(s, 'deleteMany', 'task', { filters: { project: p.id, status: 'done' } }))).to.deep.equal({ count: 2, '@type': 'task' });
+      expect(ok(await call(s, 'deleteMany', 'task', { filters: { project: p.id, status: 'done' } }))).to.deep.equal({
+        count: 2,
+        '@type': 'task',
+      });
       const { items } = ok(await call(s, 'find', 'task', { filters: { project: p.id }, fields: ['id'] }));
       expect(items).to.deep.equal([{ id: left.id }]);
-      expect(ok(await call(s, 'deleteMany', 'task', { filters: { project: p.id, status: 'done' } }))).to.deep.equal({ count: 0, '@type': 'task' });
+      expect(ok(await call(s, 'deleteMany', 'task', { filters: { project: p.id, status: 'done' } }))).to.deep.equal({
+        count: 0,
+        '@type': 'task',
+      });
     });
   });
 
@@ -327,7 +389,10 @@ describe('JSON-RPC ops end to end', () => {
       ok(await call(s, 'update', 'expense', { id: e2.id, data: { project: q.id } }));
       expect([await cost(p.id), await cost(q.id)]).to.deep.equal([250, 0.2]);
       ok(await call(s, 'create', 'expense', { project: q.id, amount: 5 }));
-      expect(ok(await call(s, 'deleteMany', 'expense', { filters: { project: q.id, amount: ['<', 1] } }))).to.deep.equal({ count: 1, '@type': 'expense' });
+      expect(ok(await call(s, 'deleteMany', 'expense', { filters: { project: q.id, amount: ['<', 1] } }))).to.deep.equal({
+        count: 1,
+        '@type': 'expense',
+      });
       expect(await cost(q.id)).to.equal(5);
       ok(await call(s, 'delete', 'expense', { id: e1.id }));
       expect(await cost(p.id)).to.equal(0);

@@ -20,7 +20,10 @@ export default function dirStorage(options: { dir: string; publicBase: string })
     },
     async delete(id: string) {
       await rm(join(options.dir, `${id}.meta`), { force: true });
-      return rm(join(options.dir, id)).then(() => true, () => false);
+      return rm(join(options.dir, id)).then(
+        () => true,
+        () => false,
+      );
     },
     getPublicUrl: (id: string) => `${options.publicBase}/${id}`,
   };

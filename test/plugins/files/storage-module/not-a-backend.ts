@@ -1,2 +1,6 @@
 /** A module that is no storage backend: save only. */
-export default { async save() { return { id: 'x' }; } };
+export default {
+  async save() {
+    return { id: 'x' };
+  },
+};

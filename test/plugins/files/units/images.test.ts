@@ -4,7 +4,9 @@ import { sniffMime, mimeForExtension, extensionsCompatible, EXTENSION_MIME } fro
 import { imageSize, resizeImage, THUMBNAIL_SIZES } from '../../../../plugins/files/images';
 
 const make = (format: 'png' | 'jpeg' | 'webp' | 'gif', width = 40, height = 20): Promise<Buffer> =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 10, b: 10 } } }).toFormat(format).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+    .toFormat(format)
+    .toBuffer();
 
 describe('files: sniffMime', () => {
   it('recognises generated images, pdf, zip, svg and text', async () => {
@@ -14,7 +16,9 @@ describe('files: sniffMime', () => {
     expect(sniffMime(await make('gif'))).to.equal('image/gif');
     expect(sniffMime(Buffer.from('%PDF-1.4\n%\xE2\xE3\xCF\xD3\n1 0 obj\n', 'latin1'))).to.equal('application/pdf');
     expect(sniffMime(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0]))).to.equal('application/zip');
-    expect(sniffMime(Buffer.from('<?xml version="1.0"?>\n<!-- c --><svg xmlns="http://www.w3.org/2000/svg"></svg>'))).to.equal('image/svg+xml');
+    expect(sniffMime(Buffer.from('<?xml version="1.0"?>\n<!-- c --><svg xmlns="http://www.w3.org/2000/svg"></svg>'))).to.equal(
+      'image/svg+xml',
+    );
     expect(sniffMime(Buffer.from('name,age\nÅsa,3\n'))).to.equal('text/plain');
     expect(sniffMime(Buffer.from('<html><svg></svg></html>'))).to.equal('text/plain');
     expect(sniffMime(Buffer.from([0, 1, 2, 3, 0xff, 0xfe]))).to.equal(undefined);
@@ -63,7 +67,11 @@ describe('files: images', () => {
   });
   it('rejects non-images with FILE_VALIDATION_ERROR', async () => {
     let err: any;
-    try { await resizeImage(Buffer.from('hello'), { width: 10 }); } catch (e) { err = e; }
+    try {
+      await resizeImage(Buffer.from('hello'), { width: 10 });
+    } catch (e) {
+      err = e;
+    }
     expect(err?.code).to.equal('FILE_VALIDATION_ERROR');
   });
 });

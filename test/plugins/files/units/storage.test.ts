@@ -26,7 +26,22 @@ describe('files: isValidFileId / sanitizeFolder', () => {
   it('accepts generated-style ids and refuses traversal', () => {
     expect(isValidFileId('abc123.png')).to.equal(true);
     expect(isValidFileId('docs--0123abcd.pdf')).to.equal(true);
-    for (const bad of ['', '../x', '..', 'a/../b', 'a/b', '/etc/passwd', '.hidden', '%2e%2e%2fx', '..%2fx', 'a\\b', 'a..b', 'C:\\x', 'a\0b', 'x'.repeat(202)]) {
+    for (const bad of [
+      '',
+      '../x',
+      '..',
+      'a/../b',
+      'a/b',
+      '/etc/passwd',
+      '.hidden',
+      '%2e%2e%2fx',
+      '..%2fx',
+      'a\\b',
+      'a..b',
+      'C:\\x',
+      'a\0b',
+      'x'.repeat(202),
+    ]) {
       expect(isValidFileId(bad), bad).to.equal(false);
     }
   });
@@ -45,7 +60,9 @@ function contract(name: string, make: () => Promise<{ storage: FileStorage; left
     let storage: FileStorage;
     let leftovers: () => Promise<number>;
     beforeEach(async () => ({ storage, leftovers } = await make()));
-    afterEach(async () => { await storage.close?.(); });
+    afterEach(async () => {
+      await storage.close?.();
+    });
 
     it('put/open/stat/delete round trip', async () => {
       const body = Buffer.from('hello world, this is a file body');
@@ -107,9 +124,17 @@ function contract(name: string, make: () => Promise<{ storage: FileStorage; left
     });
 
     it('rejects when the source stream fails', async () => {
-      const broken = new Readable({ read() { this.destroy(new Error('boom')); } });
+      const broken = new Readable({
+        read() {
+          this.destroy(new Error('boom'));
+        },
+      });
       let err: any;
-      try { await storage.put(broken, info, { maxBytes: 10 }); } catch (e) { err = e; }
+      try {
+        await storage.put(broken, info, { maxBytes: 10 });
+      } catch (e) {
+        err = e;
+      }
       expect(err?.message).to.equal('boom');
     });
   });
@@ -146,7 +171,9 @@ describe('files: local storage on disk', () => {
     expect(storage.getPublicUrl(a.id)).to.equal(`/api/files/${a.id}`);
     await fsp.rm(root, { recursive: true, force: true });
   });
-  after(async () => { if (dir) await fsp.rm(dir, { recursive: true, force: true }); });
+  after(async () => {
+    if (dir) await fsp.rm(dir, { recursive: true, force: true });
+  });
 });
 
 contract('memory', async () => {
@@ -163,12 +190,23 @@ contract('custom', async () => {
   const storage = adaptCustomStorage({
     async save(file, filename, mimeType, options) {
       calls.push({ filename, mimeType, options });
-      const id = `${options.folder ? `${options.folder.replace(/[^a-z]/g, '_').replace(/^_+|_+$/g, '').replace(/_+/g, '_')}--` : ''}c${++n}`;
+      const id = `${
+        options.folder
+          ? `${options.folder
+              .replace(/[^a-z]/g, '_')
+              .replace(/^_+|_+$/g, '')
+              .replace(/_+/g, '_')}--`
+          : ''
+      }c${++n}`;
       backend.set(id, file);
       return { id, url: `http://cdn/${id}`, size: file.length };
     },
-    async get(id) { return backend.get(id) ?? null; },
-    async delete(id) { return backend.delete(id); },
+    async get(id) {
+      return backend.get(id) ?? null;
+    },
+    async delete(id) {
+      return backend.delete(id);
+    },
     getPublicUrl: (id) => `http://cdn/files/${id}`,
   });
   return { storage, leftovers: async () => backend.size };
@@ -178,9 +216,16 @@ describe('files: custom storage adapter', () => {
   it('passes name, type and options to save and derives the id from url when missing', async () => {
     const seen: unknown[] = [];
     const storage = adaptCustomStorage({
-      async save(file, filename, mimeType, options) { seen.push([file.toString(), filename, mimeType, options]); return { url: 'http://cdn/x/abc%20d?x=1' }; },
-      async get() { return null; },
-      async delete() { return false; },
+      async save(file, filename, mimeType, options) {
+        seen.push([file.toString(), filename, mimeType, options]);
+        return { url: 'http://cdn/x/abc%20d?x=1' };
+      },
+      async get() {
+        return null;
+      },
+      async delete() {
+        return false;
+      },
       getPublicUrl: (id) => `u:${id}`,
     });
     const r = await storage.put(src('data'), { filename: 'a.txt', mimeType: 'text/plain', folder: 'f', userId: 'u1' }, { maxBytes: 10 });
@@ -191,20 +236,46 @@ describe('files: custom storage adapter', () => {
   it('never calls save for an oversized upload', async () => {
     let saved = 0;
     const storage = adaptCustomStorage({
-      async save() { saved++; return { id: 'x' }; },
-      async get() { return null; },
-      async delete() { return false; },
+      async save() {
+        saved++;
+        return { id: 'x' };
+      },
+      async get() {
+        return null;
+      },
+      async delete() {
+        return false;
+      },
       getPublicUrl: (id) => id,
     });
     let err: any;
-    try { await storage.put(src('x'.repeat(20)), info, { maxBytes: 19 }); } catch (e) { err = e; }
+    try {
+      await storage.put(src('x'.repeat(20)), info, { maxBytes: 19 });
+    } catch (e) {
+      err = e;
+    }
     expect(err?.code).to.equal('FILE_TOO_LARGE');
     expect(saved).to.equal(0);
   });
   it('fails with UPLOAD_FAILED when save returns no id', async () => {
-    const storage = adaptCustomStorage({ async save() { return {}; }, async get() { return null; }, async delete() { return false; }, getPublicUrl: (id) => id });
+    const storage = adaptCustomStorage({
+      async save() {
+        return {};
+      },
+      async get() {
+        return null;
+      },
+      async delete() {
+        return false;
+      },
+      getPublicUrl: (id) => id,
+    });
     let err: any;
-    try { await storage.put(src('x'), info, { maxBytes: 19 }); } catch (e) { err = e; }
+    try {
+      await storage.put(src('x'), info, { maxBytes: 19 });
+    } catch (e) {
+      err = e;
+    }
     expect(err?.code).to.equal('UPLOAD_FAILED');
   });
 });

@@ -26,7 +26,10 @@ describe('$batch: executeBatch', () => {
         if (req.url === '/boom') throw new Error('a bug in the service');
         if (req.url === '/swallow') {
           // A service that hides a failed write: the changeset's transaction is rollback-only anyway.
-          await engine.repo('book', ctx).create({}).catch(() => undefined);
+          await engine
+            .repo('book', ctx)
+            .create({})
+            .catch(() => undefined);
           return { status: 204, headers: {} };
         }
         const m = /^\/(\w+)(?:\('([^']*)'\))?(\?.*)?$/.exec(req.url);
@@ -35,10 +38,19 @@ describe('$batch: executeBatch', () => {
         const repo = engine.repo(set, ctx);
         const entity = (status: number, record: Record<string, unknown>) => ({
           status,
-          headers: { 'Content-Type': 'application/json', ETag: `W/"${String(record.updated_at)}"`, ...(status === 201 ? { Location: `/odata/${set}('${String(record.id)}')` } : {}) },
+          headers: {
+            'Content-Type': 'application/json',
+            ETag: `W/"${String(record.updated_at)}"`,
+            ...(status === 201 ? { Location: `/odata/${set}('${String(record.id)}')` } : {}),
+          },
           body: record,
         });
-        if (req.method === 'GET' && key === undefined) return { status: 200, headers: { 'Content-Type': 'application/json' }, body: { value: (await repo.find({ sort: 'title' })).items } };
+        if (req.method === 'GET' && key === undefined)
+          return {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+            body: { value: (await repo.find({ sort: 'title' })).items },
+          };
         if (req.method === 'GET') {
           const record = await repo.findOne(key);
           return record ? entity(200, record) : errorResponse(Object.assign(new Error(`no ${key}`), { code: 'NOT_FOUND' }));
@@ -63,7 +75,10 @@ describe('$batch: executeBatch', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'objectql-batch-'));
     writeFileSync(join(dir, 'book.object.yml'), 'fields:\n  title: {type: text, required: true}\n  pages: {type: number}\n');
-    s = await startServer({ metadata: [dir], datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } } } });
+    s = await startServer({
+      metadata: [dir],
+      datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } } },
+    });
     s.kernel.hooks.recordChanged.tapPromise('test', async (change) => {
       changes.push(change);
     });
@@ -74,13 +89,23 @@ describe('$batch: executeBatch', () => {
   });
   beforeEach(async () => {
     await s.kernel.engine.repo('book', { system: true }).deleteMany({});
-    await s.kernel.engine.repo('book', { system: true }).createMany([{ id: 'b1', title: 'One', pages: 10 }, { id: 'b2', title: 'Two', pages: 20 }]);
+    await s.kernel.engine.repo('book', { system: true }).createMany([
+      { id: 'b1', title: 'One', pages: 10 },
+      { id: 'b2', title: 'Two', pages: 20 },
+    ]);
     calls = [];
     changes = [];
   });
 
   const input = (contentType: string, body: unknown, extra: Partial<BatchInput> = {}): BatchInput => ({
-    contentType, body, ctx: CTX, dispatcher, engine: s.kernel.engine, basePath: '/odata', limits: { maxParts: 20 }, ...extra,
+    contentType,
+    body,
+    ctx: CTX,
+    dispatcher,
+    engine: s.kernel.engine,
+    basePath: '/odata',
+    limits: { maxParts: 20 },
+    ...extra,
   });
   async function multipart(items: BatchItem[], extra: Partial<BatchInput> = {}, options: { lf?: boolean } = {}) {
     const { contentType, body } = multipartBatch(items, options);
@@ -93,14 +118,22 @@ describe('$batch: executeBatch', () => {
   const titles = async () => (await s.kernel.engine.repo('book', CTX).find({ sort: 'title' })).items.map((b) => b.title);
 
   it('answers each GET in order, outside transactions, as application/http parts', async () => {
-    const { parts } = await multipart([{ method: 'GET', url: "book('b1')" }, { method: 'GET', url: '/odata/book?$top=5' }, { method: 'GET', url: "book('nope')" }]);
+    const { parts } = await multipart([
+      { method: 'GET', url: "book('b1')" },
+      { method: 'GET', url: '/odata/book?$top=5' },
+      { method: 'GET', url: "book('nope')" },
+    ]);
     expect(parts.map((p) => ('status' in p ? p.status : 0))).to.deep.equal([200, 200, 404]);
     const [one, list, missing] = parts as ReadResponse[];
     expect(one.body).to.deep.include({ id: 'b1', title: 'One' });
     expect(one.headers.etag).to.match(/^W\//);
     expect(list.body.value.map((b: { title: string }) => b.title)).to.deep.equal(['One', 'Two']);
     expect(missing.body.error.code).to.equal('NOT_FOUND');
-    expect(calls.map((c) => [c.method, c.url])).to.deep.equal([['GET', "/book('b1')"], ['GET', '/book?$top=5'], ['GET', "/book('nope')"]]);
+    expect(calls.map((c) => [c.method, c.url])).to.deep.equal([
+      ['GET', "/book('b1')"],
+      ['GET', '/book?$top=5'],
+      ['GET', "/book('nope')"],
+    ]);
   });
 
   it('commits a changeset as one unit; $<Content-ID> and If-Match: $<Content-ID> name what an earlier request made', async () => {
@@ -116,13 +149,24 @@ describe('$batch: executeBatch', () => {
     ]);
     expect(parts).to.have.length(2);
     const [cs, list] = parts as [{ changeset: ReadResponse[] }, ReadResponse];
-    expect(cs.changeset.map((p) => [p.contentId, p.status])).to.deep.equal([['1', 201], ['2', 200], ['3', 204]]);
+    expect(cs.changeset.map((p) => [p.contentId, p.status])).to.deep.equal([
+      ['1', 201],
+      ['2', 200],
+      ['3', 204],
+    ]);
     const id = cs.changeset[0].body.id;
     expect(cs.changeset[0].headers.location).to.equal(`/odata/book('${id}')`);
     expect(calls[1]).to.deep.include({ method: 'PATCH', url: `/book('${id}')` });
     expect(calls[1].headers['if-match']).to.equal(cs.changeset[0].headers.etag);
-    expect(list.body.value.map((b: { title: string; pages: number }) => [b.title, b.pages])).to.deep.equal([['One', 10], ['Three', 31]]);
-    expect(changes.map((c) => [c.object, c.type])).to.deep.equal([['book', 'created'], ['book', 'updated'], ['book', 'deleted']]);
+    expect(list.body.value.map((b: { title: string; pages: number }) => [b.title, b.pages])).to.deep.equal([
+      ['One', 10],
+      ['Three', 31],
+    ]);
+    expect(changes.map((c) => [c.object, c.type])).to.deep.equal([
+      ['book', 'created'],
+      ['book', 'updated'],
+      ['book', 'deleted'],
+    ]);
   });
 
   it('rolls a failing changeset back whole and answers with the failing response alone, then stops', async () => {
@@ -150,38 +194,70 @@ describe('$batch: executeBatch', () => {
   });
 
   it('goes on after a failure with Prefer: odata.continue-on-error, and says so', async () => {
-    const { result, parts } = await multipart([
-      { method: 'GET', url: "book('nope')" },
-      { changeset: [{ method: 'POST', url: 'book', body: {} }] },
-      { changeset: [{ method: 'POST', url: 'book', body: { title: 'Three' } }] },
-    ], { headers: { prefer: 'return=minimal, odata.continue-on-error' } });
+    const { result, parts } = await multipart(
+      [
+        { method: 'GET', url: "book('nope')" },
+        { changeset: [{ method: 'POST', url: 'book', body: {} }] },
+        { changeset: [{ method: 'POST', url: 'book', body: { title: 'Three' } }] },
+      ],
+      { headers: { prefer: 'return=minimal, odata.continue-on-error' } },
+    );
     expect(result.headers['Preference-Applied']).to.equal('odata.continue-on-error');
     expect(parts.map((p) => ('status' in p ? p.status : p.changeset.map((c) => c.status)))).to.deep.equal([404, 400, [201]]);
     expect(await titles()).to.deep.equal(['One', 'Three', 'Two']);
   });
 
   it('runs a write outside any changeset on its own, and reads LF-only bodies', async () => {
-    const { parts } = await multipart([{ method: 'POST', url: 'book', body: { title: 'Solo' } }, { method: 'GET', url: 'book' }], {}, { lf: true });
+    const { parts } = await multipart(
+      [
+        { method: 'POST', url: 'book', body: { title: 'Solo' } },
+        { method: 'GET', url: 'book' },
+      ],
+      {},
+      { lf: true },
+    );
     expect((parts[0] as ReadResponse).status).to.equal(201);
     expect((parts[1] as ReadResponse).body.value).to.have.length(3);
   });
 
   it('fails a reference to a request that made no entity, and an If-Match naming no ETag', async () => {
-    const { parts } = await multipart([
-      { changeset: [{ method: 'DELETE', url: "book('b1')", contentId: '1' }, { method: 'PATCH', url: '$1', body: { pages: 1 }, contentId: '2' }] },
-      { changeset: [{ method: 'PATCH', url: "book('b2')", contentId: '1', body: { pages: 2 } }, { method: 'PATCH', url: '$1', body: { pages: 3 }, contentId: '2', headers: { 'If-Match': '$2' } }] },
-    ], { headers: { prefer: 'odata.continue-on-error' } });
+    const { parts } = await multipart(
+      [
+        {
+          changeset: [
+            { method: 'DELETE', url: "book('b1')", contentId: '1' },
+            { method: 'PATCH', url: '$1', body: { pages: 1 }, contentId: '2' },
+          ],
+        },
+        {
+          changeset: [
+            { method: 'PATCH', url: "book('b2')", contentId: '1', body: { pages: 2 } },
+            { method: 'PATCH', url: '$1', body: { pages: 3 }, contentId: '2', headers: { 'If-Match': '$2' } },
+          ],
+        },
+      ],
+      { headers: { prefer: 'odata.continue-on-error' } },
+    );
     const [first, second] = parts as ReadResponse[];
     expect(first).to.deep.include({ status: 400, contentId: '2' });
     expect(first.body.error.message).to.match(/'\$1' names a request that returned no entity URL/);
-    expect(first.body.error.details).to.deep.equal([{ code: 'INVALID_REQUEST', message: "'$1' names a request that returned no entity URL", target: 'part 1.2' }]);
+    expect(first.body.error.details).to.deep.equal([
+      { code: 'INVALID_REQUEST', message: "'$1' names a request that returned no entity URL", target: 'part 1.2' },
+    ]);
     expect(second.body.error.message).to.match(/'if-match: \$2' names no request that returned an ETag/);
     expect(await titles()).to.deep.equal(['One', 'Two']);
     expect((await s.kernel.engine.repo('book', CTX).findOne('b2'))?.pages).to.equal(20);
   });
 
   it('answers a request the service throws on with 500 INTERNAL_ERROR, failing its changeset', async () => {
-    const { parts } = await multipart([{ changeset: [{ method: 'POST', url: 'book', body: { title: 'X' }, contentId: '1' }, { method: 'POST', url: 'boom', body: {}, contentId: '2' }] }]);
+    const { parts } = await multipart([
+      {
+        changeset: [
+          { method: 'POST', url: 'book', body: { title: 'X' }, contentId: '1' },
+          { method: 'POST', url: 'boom', body: {}, contentId: '2' },
+        ],
+      },
+    ]);
     const [failed] = parts as ReadResponse[];
     expect(failed).to.deep.include({ status: 500, contentId: '2' });
     expect(failed.body.error).to.deep.include({ code: 'INTERNAL_ERROR', message: 'Internal server error' });
@@ -189,7 +265,14 @@ describe('$batch: executeBatch', () => {
   });
 
   it('fails a changeset the engine made rollback-only even when every response was a success', async () => {
-    const { parts } = await multipart([{ changeset: [{ method: 'POST', url: 'book', body: { title: 'X' }, contentId: '1' }, { method: 'POST', url: 'swallow', body: {}, contentId: '2' }] }]);
+    const { parts } = await multipart([
+      {
+        changeset: [
+          { method: 'POST', url: 'book', body: { title: 'X' }, contentId: '1' },
+          { method: 'POST', url: 'swallow', body: {}, contentId: '2' },
+        ],
+      },
+    ]);
     const [failed] = parts as ReadResponse[];
     expect(failed.status).to.equal(400);
     expect(failed.contentId).to.equal(undefined);
@@ -198,7 +281,9 @@ describe('$batch: executeBatch', () => {
   });
 
   it('answers a request with malformed JSON 400 inside its part', async () => {
-    const { parts } = await multipart([{ changeset: [{ method: 'POST', url: 'book', body: '{"title": ', headers: { 'Content-Type': 'application/json' } }] }]);
+    const { parts } = await multipart([
+      { changeset: [{ method: 'POST', url: 'book', body: '{"title": ', headers: { 'Content-Type': 'application/json' } }] },
+    ]);
     expect((parts[0] as ReadResponse).body.error).to.deep.include({ code: 'INVALID_REQUEST' });
     expect((parts[0] as ReadResponse).body.error.message).to.match(/Malformed JSON in request body/);
   });
@@ -208,8 +293,20 @@ describe('$batch: executeBatch', () => {
       ['no boundary', 'multipart/mixed', '--b\r\n--b--', /no boundary parameter/, undefined],
       ['another Content-Type', 'text/plain', 'GET book HTTP/1.1', /Content-Type must be multipart\/mixed/, undefined],
       ['no Content-Type', '', '', /malformed Content-Type/, undefined],
-      ['a bad part after a good one', 'multipart/mixed; boundary=b', "--b\r\nContent-Type: application/http\r\n\r\nGET book('b1') HTTP/1.1\r\n--b\r\nContent-Type: application/http\r\n\r\nFETCH\r\n--b--", /request line/, 'part 2'],
-      ['a GET in a changeset', 'multipart/mixed; boundary=b', '--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\nContent-Type: application/http\r\n\r\nGET book HTTP/1.1\r\n--c--\r\n--b--', /GET is not allowed/, 'part 1.1'],
+      [
+        'a bad part after a good one',
+        'multipart/mixed; boundary=b',
+        "--b\r\nContent-Type: application/http\r\n\r\nGET book('b1') HTTP/1.1\r\n--b\r\nContent-Type: application/http\r\n\r\nFETCH\r\n--b--",
+        /request line/,
+        'part 2',
+      ],
+      [
+        'a GET in a changeset',
+        'multipart/mixed; boundary=b',
+        '--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\nContent-Type: application/http\r\n\r\nGET book HTTP/1.1\r\n--c--\r\n--b--',
+        /GET is not allowed/,
+        'part 1.1',
+      ],
       ['malformed JSON batch', 'application/json', '{"requests": [', /malformed JSON/, undefined],
     ];
     for (const [label, contentType, body, message, target] of cases) {
@@ -242,7 +339,16 @@ describe('$batch: executeBatch', () => {
       const result = await executeBatch(input('application/json', body, extra));
       expect(result.status, String(result.body)).to.equal(200);
       expect(result.headers['Content-Type']).to.equal('application/json');
-      return { result, responses: JSON.parse(String(result.body)).responses as Array<{ id: string; status: number; atomicityGroup?: string; headers?: Record<string, string>; body?: any }> };
+      return {
+        result,
+        responses: JSON.parse(String(result.body)).responses as Array<{
+          id: string;
+          status: number;
+          atomicityGroup?: string;
+          headers?: Record<string, string>;
+          body?: any;
+        }>,
+      };
     }
 
     it('runs requests, atomicity groups and references, raw or already parsed', async () => {
@@ -255,7 +361,12 @@ describe('$batch: executeBatch', () => {
         ],
       };
       const { responses } = await json(Buffer.from(JSON.stringify(batch)));
-      expect(responses.map((r) => [r.id, r.status, r.atomicityGroup])).to.deep.equal([['g0', 200, undefined], ['c1', 201, 'g'], ['c2', 200, 'g'], ['r', 200, undefined]]);
+      expect(responses.map((r) => [r.id, r.status, r.atomicityGroup])).to.deep.equal([
+        ['g0', 200, undefined],
+        ['c1', 201, 'g'],
+        ['c2', 200, 'g'],
+        ['r', 200, undefined],
+      ]);
       expect(responses[1].headers?.location).to.match(/^\/odata\/book\('/);
       expect(responses[3].body).to.deep.include({ title: 'Three', pages: 3 });
       await s.kernel.engine.repo('book', { system: true }).delete(responses[3].body.id);
@@ -274,22 +385,37 @@ describe('$batch: executeBatch', () => {
           { id: 'f', method: 'get', url: 'book', if: '$e/$succeeded' },
         ],
       });
-      expect(responses.map((r) => [r.id, r.status])).to.deep.equal([['a', 424], ['b', 400], ['c', 424], ['d', 424], ['e', 201], ['f', 424]]);
+      expect(responses.map((r) => [r.id, r.status])).to.deep.equal([
+        ['a', 424],
+        ['b', 400],
+        ['c', 424],
+        ['d', 424],
+        ['e', 201],
+        ['f', 424],
+      ]);
       expect(responses[1].body.error.code).to.equal('VALIDATION_ERROR');
       expect(await titles()).to.deep.equal(['Independent', 'One', 'Two']);
     });
 
     it('stops at the first failure with Prefer: continue-on-error=false', async () => {
-      const { result, responses } = await json({
-        requests: [{ id: 'a', method: 'get', url: "book('nope')" }, { id: 'b', method: 'post', url: 'book', body: { title: 'Not run' } }],
-      }, { headers: { prefer: 'continue-on-error=false' } });
+      const { result, responses } = await json(
+        {
+          requests: [
+            { id: 'a', method: 'get', url: "book('nope')" },
+            { id: 'b', method: 'post', url: 'book', body: { title: 'Not run' } },
+          ],
+        },
+        { headers: { prefer: 'continue-on-error=false' } },
+      );
       expect(result.headers['Preference-Applied']).to.equal('continue-on-error=false');
       expect(responses.map((r) => [r.id, r.status])).to.deep.equal([['a', 404]]);
       expect(await titles()).to.deep.equal(['One', 'Two']);
     });
 
     it('refuses a malformed JSON batch with 400, naming the member', async () => {
-      const result = await executeBatch(input('application/json; charset=utf-8', { requests: [{ id: 'a', method: 'get', url: '$b', dependsOn: [] }] }));
+      const result = await executeBatch(
+        input('application/json; charset=utf-8', { requests: [{ id: 'a', method: 'get', url: '$b', dependsOn: [] }] }),
+      );
       expect(result.status).to.equal(400);
       expect(JSON.parse(String(result.body)).error.details[0]).to.deep.include({ target: 'requests[0].url' });
     });

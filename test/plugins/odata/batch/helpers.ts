@@ -1,6 +1,13 @@
 /** Builds $batch request bodies and reads batch responses, for the batch tests. */
 import { expect } from 'chai';
-import { boundaryOf, parseHttpResponse, parseMediaType, parseMultipart, writeHttpRequest, writeMultipart } from '../../../../plugins/odata/batch';
+import {
+  boundaryOf,
+  parseHttpResponse,
+  parseMediaType,
+  parseMultipart,
+  writeHttpRequest,
+  writeMultipart,
+} from '../../../../plugins/odata/batch';
 
 export interface PartRequest {
   method: string;
@@ -26,12 +33,18 @@ function requestPart(r: PartRequest) {
 }
 
 /** A multipart/mixed batch body and its Content-Type; `lf` writes bare LF line endings. */
-export function multipartBatch(items: BatchItem[], options: { boundary?: string; lf?: boolean } = {}): { contentType: string; body: Buffer } {
+export function multipartBatch(
+  items: BatchItem[],
+  options: { boundary?: string; lf?: boolean } = {},
+): { contentType: string; body: Buffer } {
   const boundary = options.boundary ?? 'batch_test';
   const parts = items.map((item, i) => {
     if (!('changeset' in item)) return requestPart(item);
     const inner = item.boundary ?? `changeset_${i}`;
-    return { headers: { 'Content-Type': `multipart/mixed; boundary=${inner}` }, body: writeMultipart(inner, item.changeset.map(requestPart)) };
+    return {
+      headers: { 'Content-Type': `multipart/mixed; boundary=${inner}` },
+      body: writeMultipart(inner, item.changeset.map(requestPart)),
+    };
   });
   let body = writeMultipart(boundary, parts);
   if (options.lf) body = Buffer.from(body.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
@@ -69,6 +82,10 @@ export function readMultipartResponse(contentType: string, body: Buffer | string
   return parseMultipart(buffer, boundaryOf(media), { maxParts: 1000 }).map((part, i) => {
     const type = parseMediaType(part.headers['content-type'] ?? '');
     if (type.type !== 'multipart/mixed') return readResponsePart(part, `part ${i + 1}`);
-    return { changeset: parseMultipart(part.body, boundaryOf(type), { maxParts: 1000 }).map((p, j) => readResponsePart(p, `part ${i + 1}.${j + 1}`)) };
+    return {
+      changeset: parseMultipart(part.body, boundaryOf(type), { maxParts: 1000 }).map((p, j) =>
+        readResponsePart(p, `part ${i + 1}.${j + 1}`),
+      ),
+    };
   });
 }

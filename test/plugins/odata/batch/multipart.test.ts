@@ -2,7 +2,14 @@
 import { expect } from 'chai';
 import { ObjectQLError } from '../../../../kernel';
 import {
-  boundaryOf, parseHttpRequest, parseHttpResponse, parseMediaType, parseMultipart, writeHttpRequest, writeHttpResponse, writeMultipart,
+  boundaryOf,
+  parseHttpRequest,
+  parseHttpResponse,
+  parseMediaType,
+  parseMultipart,
+  writeHttpRequest,
+  writeHttpResponse,
+  writeMultipart,
 } from '../../../../plugins/odata/batch';
 
 const buf = (s: string) => Buffer.from(s, 'utf8');
@@ -73,7 +80,10 @@ describe('$batch multipart: parts', () => {
 
   it('reads bare LF line endings the same way', () => {
     const parts = parseMultipart(buf(lf(body)), 'b1', { maxParts: 10 });
-    expect(parts.map((p) => p.body.toString())).to.deep.equal(['GET Books HTTP/1.1\n\n', 'line one\n--b1 is not a delimiter here, nor is --b1x below\n--b1x']);
+    expect(parts.map((p) => p.body.toString())).to.deep.equal([
+      'GET Books HTTP/1.1\n\n',
+      'line one\n--b1 is not a delimiter here, nor is --b1x below\n--b1x',
+    ]);
     expect(parts[1].headers).to.deep.equal({ 'content-type': 'text/plain' });
   });
 
@@ -100,44 +110,84 @@ describe('$batch multipart: parts', () => {
 
   it('refuses a body without delimiter, without closing delimiter, a malformed header line, too many parts', () => {
     expect(malformed(() => parseMultipart(buf('no parts at all'), 'b', { maxParts: 5 })).message).to.match(/no delimiter line '--b'/);
-    expect(malformed(() => parseMultipart(buf('--b\r\n\r\nbody\r\n'), 'b', { maxParts: 5 })).message).to.match(/without the closing delimiter '--b--'/);
+    expect(malformed(() => parseMultipart(buf('--b\r\n\r\nbody\r\n'), 'b', { maxParts: 5 })).message).to.match(
+      /without the closing delimiter '--b--'/,
+    );
     expect(malformed(() => parseMultipart(buf('--b\r\n\r\nbody\r\n--b'), 'b', { maxParts: 5 })).message).to.match(/closing delimiter/);
-    expect(malformed(() => parseMultipart(buf('--b\r\nnot a header\r\n\r\n--b--'), 'b', { maxParts: 5 }))).to.deep.include({ target: 'part 1' });
-    expect(malformed(() => parseMultipart(buf('--b\r\n: no name\r\n\r\n--b--'), 'b', { maxParts: 5 })).message).to.match(/malformed header line/);
+    expect(malformed(() => parseMultipart(buf('--b\r\nnot a header\r\n\r\n--b--'), 'b', { maxParts: 5 }))).to.deep.include({
+      target: 'part 1',
+    });
+    expect(malformed(() => parseMultipart(buf('--b\r\n: no name\r\n\r\n--b--'), 'b', { maxParts: 5 })).message).to.match(
+      /malformed header line/,
+    );
     const three = '--b\r\n\r\n--b\r\n\r\n--b\r\n\r\n--b--';
     expect(parseMultipart(buf(three), 'b', { maxParts: 3 })).to.have.length(3);
     expect(malformed(() => parseMultipart(buf(three), 'b', { maxParts: 2 })).message).to.match(/more than 2 requests/);
-    expect(malformed(() => parseMultipart(buf('--c\r\nbad line\r\n\r\n--c--'), 'c', { maxParts: 2, where: 'part 4' }))).to.deep.include({ target: 'part 4.1' });
+    expect(malformed(() => parseMultipart(buf('--c\r\nbad line\r\n\r\n--c--'), 'c', { maxParts: 2, where: 'part 4' }))).to.deep.include({
+      target: 'part 4.1',
+    });
   });
 });
 
 describe('$batch multipart: HTTP messages', () => {
   it('reads a request: method, target as written, headers, body; blank lines before the request line', () => {
-    const msg = parseHttpRequest(buf("\r\npatch http://host/odata/Books('1') HTTP/1.1\r\nContent-Type: application/json\r\nIf-Match: $1\r\n\r\n{\"a\":1}"), 'part 1');
-    expect(msg).to.deep.equal({ method: 'PATCH', target: "http://host/odata/Books('1')", headers: { 'content-type': 'application/json', 'if-match': '$1' }, body: buf('{"a":1}') });
+    const msg = parseHttpRequest(
+      buf('\r\npatch http://host/odata/Books(\'1\') HTTP/1.1\r\nContent-Type: application/json\r\nIf-Match: $1\r\n\r\n{"a":1}'),
+      'part 1',
+    );
+    expect(msg).to.deep.equal({
+      method: 'PATCH',
+      target: "http://host/odata/Books('1')",
+      headers: { 'content-type': 'application/json', 'if-match': '$1' },
+      body: buf('{"a":1}'),
+    });
     expect(parseHttpRequest(buf("GET Books?$filter=title eq 'a b' HTTP/1.1\n\n"), 'p').target).to.equal("Books?$filter=title eq 'a b'");
   });
 
   it('bounds the body by Content-Length, and drops a body of blank lines', () => {
-    expect(parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: 7\r\n\r\n{"a":1}\r\n\r\n'), 'p').body.toString()).to.equal('{"a":1}');
+    expect(parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: 7\r\n\r\n{"a":1}\r\n\r\n'), 'p').body.toString()).to.equal(
+      '{"a":1}',
+    );
     expect(parseHttpRequest(buf('GET Books HTTP/1.1\r\n\r\n\r\n  \r\n'), 'p').body).to.have.length(0);
-    expect(malformed(() => parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: 99\r\n\r\n{}'), 'part 2'))).to.deep.include({ target: 'part 2' });
-    expect(malformed(() => parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: -1\r\n\r\n{}'), 'p')).message).to.match(/malformed Content-Length/);
+    expect(malformed(() => parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: 99\r\n\r\n{}'), 'part 2'))).to.deep.include({
+      target: 'part 2',
+    });
+    expect(malformed(() => parseHttpRequest(buf('POST Books HTTP/1.1\r\nContent-Length: -1\r\n\r\n{}'), 'p')).message).to.match(
+      /malformed Content-Length/,
+    );
   });
 
   it('refuses a missing or malformed request line', () => {
     for (const bad of ['', '\r\n\r\n', 'GET Books', 'GET Books HTTP/x', 'GET  HTTP/1.1', 'Books HTTP/1.1', 'G€T Books HTTP/1.1']) {
-      expect(malformed(() => parseHttpRequest(buf(bad), 'part 3')), JSON.stringify(bad)).to.deep.include({ target: 'part 3' });
+      expect(
+        malformed(() => parseHttpRequest(buf(bad), 'part 3')),
+        JSON.stringify(bad),
+      ).to.deep.include({ target: 'part 3' });
     }
   });
 
   it('writes responses with a reason phrase and round-trips requests and responses', () => {
-    const response = writeHttpResponse({ status: 201, headers: { 'Content-Type': 'application/json', Location: "/odata/Books('1')" }, body: '{"id":"1"}' });
-    expect(response.toString()).to.equal('HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nLocation: /odata/Books(\'1\')\r\n\r\n{"id":"1"}');
-    expect(parseHttpResponse(response, 'p')).to.deep.equal({ status: 201, headers: { 'content-type': 'application/json', location: "/odata/Books('1')" }, body: buf('{"id":"1"}') });
+    const response = writeHttpResponse({
+      status: 201,
+      headers: { 'Content-Type': 'application/json', Location: "/odata/Books('1')" },
+      body: '{"id":"1"}',
+    });
+    expect(response.toString()).to.equal(
+      'HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nLocation: /odata/Books(\'1\')\r\n\r\n{"id":"1"}',
+    );
+    expect(parseHttpResponse(response, 'p')).to.deep.equal({
+      status: 201,
+      headers: { 'content-type': 'application/json', location: "/odata/Books('1')" },
+      body: buf('{"id":"1"}'),
+    });
     expect(writeHttpResponse({ status: 204, headers: {} }).toString()).to.equal('HTTP/1.1 204 No Content\r\n\r\n');
     const request = writeHttpRequest({ method: 'POST', target: 'Books', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(parseHttpRequest(request, 'p')).to.deep.equal({ method: 'POST', target: 'Books', headers: { 'content-type': 'application/json' }, body: buf('{}') });
+    expect(parseHttpRequest(request, 'p')).to.deep.equal({
+      method: 'POST',
+      target: 'Books',
+      headers: { 'content-type': 'application/json' },
+      body: buf('{}'),
+    });
     expect(malformed(() => parseHttpResponse(buf('HTTP/1.1 20 OK\r\n\r\n'), 'p')).message).to.match(/malformed status line/);
   });
 });

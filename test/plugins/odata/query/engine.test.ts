@@ -5,7 +5,14 @@
  * like one that does not exist, by the parser (given the caller's view) and by the engine.
  */
 import { expect } from 'chai';
-import { ObjectQLError, type DataRecord, type FindOptions, type ObjectDefinition, type ObjectQLConfig, type User } from '../../../../kernel';
+import {
+  ObjectQLError,
+  type DataRecord,
+  type FindOptions,
+  type ObjectDefinition,
+  type ObjectQLConfig,
+  type User,
+} from '../../../../kernel';
 import { parseODataQuery, type ODataQueryTarget } from '../../../../plugins/odata/query';
 import { startServer, USERS, type TestServer } from '../../../helpers/server';
 
@@ -57,7 +64,10 @@ for (const [label, datasources] of BACKENDS) {
     }
 
     it('runs comparisons, in, null tests, field references and precedence', async () => {
-      expect(await ids('project', "$filter=status eq 'active' or status eq 'done' and budget lt 10000")).to.deep.equal(['prj-apollo', 'prj-mercury']);
+      expect(await ids('project', "$filter=status eq 'active' or status eq 'done' and budget lt 10000")).to.deep.equal([
+        'prj-apollo',
+        'prj-mercury',
+      ]);
       expect(await ids('project', "$filter=(status eq 'active' or status eq 'done') and budget lt 10000")).to.deep.equal(['prj-mercury']);
       expect(await ids('project', "$filter=status in ('planning', 'done')")).to.deep.equal(['prj-gemini', 'prj-mercury']);
       expect(await ids('project', '$filter=end_date eq null')).to.deep.equal(['prj-gemini']);
@@ -69,7 +79,10 @@ for (const [label, datasources] of BACKENDS) {
     });
 
     it('runs the text functions case-insensitively, and tolower() exactly', async () => {
-      expect(await ids('project', "$filter=contains(name,'WEBSITE') or startswith(name,'gem')")).to.deep.equal(['prj-apollo', 'prj-gemini']);
+      expect(await ids('project', "$filter=contains(name,'WEBSITE') or startswith(name,'gem')")).to.deep.equal([
+        'prj-apollo',
+        'prj-gemini',
+      ]);
       expect(await ids('project', "$filter=endswith(name,'migration')")).to.deep.equal(['prj-mercury']);
       expect(await ids('project', "$filter=tolower(name) eq 'mercury ledger migration'")).to.deep.equal(['prj-mercury']);
       expect(await ids('project', "$filter=tolower(name) eq 'Mercury Ledger Migration'")).to.deep.equal([]);
@@ -85,12 +98,24 @@ for (const [label, datasources] of BACKENDS) {
       const repo = server.kernel.engine.repo('project', { user: admin });
       const len = (field: string, op: string, value: unknown) => ({ filter: { field, op, value, fn: 'length' } }) as FindOptions;
       expect((await repo.find(len('name', 'eq', '24'))).items.map((r) => r.id)).to.deep.equal(['prj-mercury']);
-      expect((await failure(() => repo.find(len('budget', 'gt', 1)))).message).to.equal("Filter on 'budget': length() applies to single-valued text fields, not currency");
-      expect((await failure(() => repo.find(len('tags', 'gt', 1)))).message).to.equal("Filter on 'tags': length() applies to single-valued text fields, not select (multiple)");
-      expect((await failure(() => repo.find(len('name', 'in', [1])))).message).to.equal("Filter on 'name': length() can be compared with eq, ne, gt, ge, lt, le only, not 'in'");
-      expect((await failure(() => repo.find(len('name', 'gt', 'x')))).message).to.equal(`Filter on 'name': length() must be compared with a number, got "x"`);
-      expect((await failure(() => repo.find({ filter: { field: 'name', op: 'eq', value: 1, fn: 'upper' } } as unknown as FindOptions))).message).to.equal(`Filter on 'name': unknown function "upper"`);
-      expect((await failure(() => repo.find(len('nosuch', 'gt', 1)))).message).to.equal("Filter: unknown field 'nosuch' on object 'project'");
+      expect((await failure(() => repo.find(len('budget', 'gt', 1)))).message).to.equal(
+        "Filter on 'budget': length() applies to single-valued text fields, not currency",
+      );
+      expect((await failure(() => repo.find(len('tags', 'gt', 1)))).message).to.equal(
+        "Filter on 'tags': length() applies to single-valued text fields, not select (multiple)",
+      );
+      expect((await failure(() => repo.find(len('name', 'in', [1])))).message).to.equal(
+        "Filter on 'name': length() can be compared with eq, ne, gt, ge, lt, le only, not 'in'",
+      );
+      expect((await failure(() => repo.find(len('name', 'gt', 'x')))).message).to.equal(
+        `Filter on 'name': length() must be compared with a number, got "x"`,
+      );
+      expect(
+        (await failure(() => repo.find({ filter: { field: 'name', op: 'eq', value: 1, fn: 'upper' } } as unknown as FindOptions))).message,
+      ).to.equal(`Filter on 'name': unknown function "upper"`);
+      expect((await failure(() => repo.find(len('nosuch', 'gt', 1)))).message).to.equal(
+        "Filter: unknown field 'nosuch' on object 'project'",
+      );
     });
 
     it('runs $search over the text fields, case-insensitively, and-ed with $filter', async () => {
@@ -110,32 +135,57 @@ for (const [label, datasources] of BACKENDS) {
         { id: 'prj-gemini', name: 'Gemini Plant Monitoring', budget: 45000 },
         { id: 'prj-mercury', name: 'Mercury Ledger Migration', budget: 8000 },
       ]);
-      expect((await items('project', '$orderby=owner desc,name asc&$select=owner')).map((r) => r.id)).to.deep.equal(['prj-gemini', 'prj-apollo', 'prj-mercury']);
+      expect((await items('project', '$orderby=owner desc,name asc&$select=owner')).map((r) => r.id)).to.deep.equal([
+        'prj-gemini',
+        'prj-apollo',
+        'prj-mercury',
+      ]);
     });
 
     it('expands with the nested options, the expand filter applied by the engine', async () => {
-      const rows = await items('project', "$select=name&$orderby=name&$expand=account($select=name,industry;$filter=active eq true and industry ne 'finance')");
+      const rows = await items(
+        'project',
+        "$select=name&$orderby=name&$expand=account($select=name,industry;$filter=active eq true and industry ne 'finance')",
+      );
       expect(rows.map((r) => [r.id, r.account])).to.deep.equal([
         ['prj-apollo', { id: 'acc-acme', name: 'Acme Corporation', industry: 'technology' }],
         ['prj-gemini', { id: 'acc-globex', name: 'Globex Industries', industry: 'manufacturing' }],
         // Initech is inactive: the related record does not match and reads as null.
         ['prj-mercury', null],
       ]);
-      const nested = await items('task', "$filter=project eq 'prj-apollo'&$top=1&$expand=project($select=name;$expand=account($select=name))");
-      expect(nested[0].project).to.deep.equal({ id: 'prj-apollo', name: 'Apollo Website Relaunch', account: { id: 'acc-acme', name: 'Acme Corporation' } });
+      const nested = await items(
+        'task',
+        "$filter=project eq 'prj-apollo'&$top=1&$expand=project($select=name;$expand=account($select=name))",
+      );
+      expect(nested[0].project).to.deep.equal({
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        account: { id: 'acc-acme', name: 'Acme Corporation' },
+      });
     });
 
     it('ands an expand filter AST with the spec filters of the same expand', async () => {
       const repo = server.kernel.engine.repo('project', { user: admin });
       const find = (expand: FindOptions['expand']) => repo.find({ fields: ['name'], sort: 'name', expand });
-      const both = await find({ account: { fields: ['name'], filters: [['active', '=', true]], filter: { field: 'industry', op: 'eq', value: 'technology' } } });
+      const both = await find({
+        account: { fields: ['name'], filters: [['active', '=', true]], filter: { field: 'industry', op: 'eq', value: 'technology' } },
+      });
       expect(both.items.map((r) => r.account && (r.account as DataRecord).id)).to.deep.equal(['acc-acme', null, null]);
-      expect((await failure(() => find({ account: { filter: { field: 'nosuch', op: 'eq', value: 1 } } }))).message).to.equal("expand.account: Filter: unknown field 'nosuch' on object 'account'");
+      expect((await failure(() => find({ account: { filter: { field: 'nosuch', op: 'eq', value: 1 } } }))).message).to.equal(
+        "expand.account: Filter: unknown field 'nosuch' on object 'account'",
+      );
     });
 
     it('refuses a field the caller may not read exactly as one that does not exist, in the parser and in the engine', async () => {
       // alice (member) may not read project.actual_cost.
-      for (const query of ['$filter=FIELD gt 0', '$select=name,FIELD', '$orderby=FIELD desc', '$filter=budget gt FIELD', '$search=x&$filter=FIELD eq null', '$filter=contains(name, FIELD)']) {
+      for (const query of [
+        '$filter=FIELD gt 0',
+        '$select=name,FIELD',
+        '$orderby=FIELD desc',
+        '$filter=budget gt FIELD',
+        '$search=x&$filter=FIELD eq null',
+        '$filter=contains(name, FIELD)',
+      ]) {
         const hidden = await failure(async () => parsed('project', query.replace('FIELD', 'actual_cost'), alice));
         const unknown = await failure(async () => parsed('project', query.replace('FIELD', 'nosuch_cost'), alice));
         expect(hidden.message.replace('actual_cost', 'FIELD'), query).to.equal(unknown.message.replace('nosuch_cost', 'FIELD'));
@@ -152,7 +202,7 @@ for (const [label, datasources] of BACKENDS) {
     });
 
     it("applies the caller's record scope on top of the query", async () => {
-      expect(await ids('project', "$filter=budget gt 0", alice)).to.deep.equal(['prj-apollo', 'prj-mercury']);
+      expect(await ids('project', '$filter=budget gt 0', alice)).to.deep.equal(['prj-apollo', 'prj-mercury']);
       expect(await ids('project', '$search=gemini', alice)).to.deep.equal([]);
     });
   });

@@ -7,12 +7,17 @@ const expandOf = (value: string, settings = {}) => parse(`$expand=${encodeURICom
 describe('OData query: $expand', () => {
   it('expands comma-separated navigation properties with no options', () => {
     expect(expandOf('owner')).to.deep.equal({ find: { expand: { owner: {} } }, count: false, expand: ['owner'] });
-    expect(expandOf(' owner , category ')).to.deep.include({ expand: ['owner', 'category'], find: { expand: { owner: {}, category: {} } } });
+    expect(expandOf(' owner , category ')).to.deep.include({
+      expand: ['owner', 'category'],
+      find: { expand: { owner: {}, category: {} } },
+    });
     expect(expandOf('owner()').find.expand).to.deep.equal({ owner: {} });
   });
 
   it('reads $select, $filter, $orderby, $top and $expand inside parentheses, separated by semicolons', () => {
-    const query = expandOf("owner($select=name,city;$filter=city eq 'Oslo' and not contains(name,'x');$orderby=name desc;$top=5;$expand=org($select=name))");
+    const query = expandOf(
+      "owner($select=name,city;$filter=city eq 'Oslo' and not contains(name,'x');$orderby=name desc;$top=5;$expand=org($select=name))",
+    );
     expect(query.find.expand).to.deep.equal({
       owner: {
         fields: ['id', 'name', 'city'],
@@ -37,7 +42,7 @@ describe('OData query: $expand', () => {
       owner: { expand: { org: {} } },
       category: { fields: ['id', 'label'], sort: [{ field: 'rank', dir: 'asc' }] },
     });
-    expect(expandOf("owner($select=*;$filter=org eq null)").find.expand).to.deep.equal({ owner: { filter: c('org', 'isnull', true) } });
+    expect(expandOf('owner($select=*;$filter=org eq null)').find.expand).to.deep.equal({ owner: { filter: c('org', 'isnull', true) } });
   });
 
   it('refuses nesting deeper than maxExpandDepth with EXPAND_DEPTH_EXCEEDED naming the maximum', () => {
@@ -48,7 +53,9 @@ describe('OData query: $expand', () => {
     expect(errorOf(() => expandOf('owner($expand=org)', { maxExpandDepth: 1 }), 'EXPAND_DEPTH_EXCEEDED').message).to.equal(
       "$expand: 'owner/org' is nested 2 levels deep; the maximum expand depth is 1",
     );
-    expect(errorOf(() => expandOf('owner', { maxExpandDepth: 0 }), 'EXPAND_DEPTH_EXCEEDED').message).to.contain('the maximum expand depth is 0');
+    expect(errorOf(() => expandOf('owner', { maxExpandDepth: 0 }), 'EXPAND_DEPTH_EXCEEDED').message).to.contain(
+      'the maximum expand depth is 0',
+    );
     expect(expandOf('owner($expand=org)', { maxExpandDepth: 2 }).find.expand).to.deep.equal({ owner: { expand: { org: {} } } });
   });
 
@@ -56,9 +63,15 @@ describe('OData query: $expand', () => {
     const filter = errorOf(() => expandOf("owner($filter=label eq 'x')"));
     expect(filter.message).to.equal("$expand: in 'owner', $filter: unknown property 'label' on 'owner' at position 14");
     expect(filter.details[0].target).to.equal('label');
-    expect(errorOf(() => expandOf('category($select=name)')).message).to.equal("$expand: in 'category', $select: unknown property 'name' on 'category' at position 17");
-    expect(errorOf(() => expandOf('owner($orderby=rank)')).message).to.equal("$expand: in 'owner', $orderby: unknown property 'rank' on 'owner' at position 15");
-    expect(errorOf(() => expandOf('owner($expand=category)')).message).to.equal("$expand: in 'owner': 'category' is not a navigation property of 'owner' at position 14");
+    expect(errorOf(() => expandOf('category($select=name)')).message).to.equal(
+      "$expand: in 'category', $select: unknown property 'name' on 'category' at position 17",
+    );
+    expect(errorOf(() => expandOf('owner($orderby=rank)')).message).to.equal(
+      "$expand: in 'owner', $orderby: unknown property 'rank' on 'owner' at position 15",
+    );
+    expect(errorOf(() => expandOf('owner($expand=category)')).message).to.equal(
+      "$expand: in 'owner': 'category' is not a navigation property of 'owner' at position 14",
+    );
   });
 
   it('refuses what is not a navigation property: unknown, not a relation, hidden, or with an unknown target', () => {
@@ -71,8 +84,11 @@ describe('OData query: $expand', () => {
 
   it('gives positions from the start of the $expand value, nested errors included', () => {
     const cases: Array<[string, string]> = [
-      ["owner($filter=name eq )", "$expand: in 'owner', $filter: expected a property or a value after 'eq', got the end at position 22"],
-      ["category,owner($select=name;$filter=name eq 'a' and)", "$expand: in 'owner', $filter: expected a property or a value, got the end at position 51"],
+      ['owner($filter=name eq )', "$expand: in 'owner', $filter: expected a property or a value after 'eq', got the end at position 22"],
+      [
+        "category,owner($select=name;$filter=name eq 'a' and)",
+        "$expand: in 'owner', $filter: expected a property or a value, got the end at position 51",
+      ],
       ['owner($top=-1)', "$expand: in 'owner', $top: must be a non-negative integer, got '-1' at position 11"],
       ['owner($top=101)', "$expand: in 'owner', $top: may be at most 100, got 101 at position 11"],
       ['owner($expand=org($filter=nope eq 1))', "$expand: in 'owner/org', $filter: unknown property 'nope' on 'org' at position 26"],
@@ -84,14 +100,38 @@ describe('OData query: $expand', () => {
       ['owner category', "$expand: expected ',' or '(' after 'owner', got 'c' at position 6"],
       ['owner,owner', "$expand: 'owner' is expanded twice at position 6; expand it once"],
       ['*', "$expand: '*' is not supported at position 0; name the navigation properties to expand"],
-      ['owner/$ref', "$expand: paths such as 'owner/…' ($ref, $count, casts, deeper properties) are not supported at position 0; nest $expand inside 'owner(…)'"],
-      ['owner/org', "$expand: paths such as 'owner/…' ($ref, $count, casts, deeper properties) are not supported at position 0; nest $expand inside 'owner(…)'"],
-      ['owner($skip=1)', "$expand: in 'owner': $skip is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand"],
-      ['owner($count=true)', "$expand: in 'owner': $count is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand"],
-      ['owner($search=x)', "$expand: in 'owner': $search is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand"],
-      ['owner($levels=2)', "$expand: in 'owner': $levels is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand"],
-      ['owner($foo=1)', "$expand: in 'owner': unknown option '$foo' at position 6; the options inside $expand are $select, $filter, $orderby, $top and $expand"],
-      ['owner(select=name)', "$expand: in 'owner': unknown option 'select' at position 6; the options inside $expand are $select, $filter, $orderby, $top and $expand"],
+      [
+        'owner/$ref',
+        "$expand: paths such as 'owner/…' ($ref, $count, casts, deeper properties) are not supported at position 0; nest $expand inside 'owner(…)'",
+      ],
+      [
+        'owner/org',
+        "$expand: paths such as 'owner/…' ($ref, $count, casts, deeper properties) are not supported at position 0; nest $expand inside 'owner(…)'",
+      ],
+      [
+        'owner($skip=1)',
+        "$expand: in 'owner': $skip is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+      ],
+      [
+        'owner($count=true)',
+        "$expand: in 'owner': $count is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+      ],
+      [
+        'owner($search=x)',
+        "$expand: in 'owner': $search is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+      ],
+      [
+        'owner($levels=2)',
+        "$expand: in 'owner': $levels is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+      ],
+      [
+        'owner($foo=1)',
+        "$expand: in 'owner': unknown option '$foo' at position 6; the options inside $expand are $select, $filter, $orderby, $top and $expand",
+      ],
+      [
+        'owner(select=name)',
+        "$expand: in 'owner': unknown option 'select' at position 6; the options inside $expand are $select, $filter, $orderby, $top and $expand",
+      ],
       ['owner($select)', "$expand: in 'owner': expected '$option=value', got '$select' at position 6"],
       ['owner($top=1;$top=2)', "$expand: in 'owner': $top is given twice at position 13"],
       ['owner($top=1;)', "$expand: in 'owner': empty option between ';' at position 13"],

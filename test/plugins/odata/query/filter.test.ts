@@ -79,7 +79,7 @@ describe('OData query: $filter', () => {
       expect(filterOf("name eq ''''")).to.deep.equal(c('name', 'eq', "'"));
       expect(filterOf("name eq ''")).to.deep.equal(c('name', 'eq', ''));
       expect(filterOf("name eq 'a and b or not (c)'")).to.deep.equal(c('name', 'eq', 'a and b or not (c)'));
-      expect(filterOf("name eq 'Ünïcødé 😀, 100% _x_ \\ \"q\"'")).to.deep.equal(c('name', 'eq', 'Ünïcødé 😀, 100% _x_ \\ "q"'));
+      expect(filterOf('name eq \'Ünïcødé 😀, 100% _x_ \\ "q"\'')).to.deep.equal(c('name', 'eq', 'Ünïcødé 😀, 100% _x_ \\ "q"'));
     });
 
     it('reads integers, negative numbers, decimals and exponents', () => {
@@ -119,7 +119,9 @@ describe('OData query: $filter', () => {
 
     it('reads a GUID as a string', () => {
       expect(filterOf('id eq 01234567-89ab-cdef-0123-456789ABCDEF')).to.deep.equal(c('id', 'eq', '01234567-89ab-cdef-0123-456789ABCDEF'));
-      expect(filterOf('owner eq deadbeef-0000-4000-8000-000000000000')).to.deep.equal(c('owner', 'eq', 'deadbeef-0000-4000-8000-000000000000'));
+      expect(filterOf('owner eq deadbeef-0000-4000-8000-000000000000')).to.deep.equal(
+        c('owner', 'eq', 'deadbeef-0000-4000-8000-000000000000'),
+      );
     });
 
     it("checks each literal against the property's type", () => {
@@ -159,10 +161,16 @@ describe('OData query: $filter', () => {
 
     it('refuses an empty list, properties in the list and a value on the left', () => {
       expect(filterError('status in ()').message).to.equal("$filter: expected a value in the list after 'in', got ')' at position 11");
-      expect(filterError('qty in (target)').message).to.equal("$filter: expected a value in the list after 'in', got 'target' at position 8");
-      expect(filterError("status in 'open'").message).to.equal("$filter: expected '(' and a list of values after 'in', got ''open'' at position 10");
+      expect(filterError('qty in (target)').message).to.equal(
+        "$filter: expected a value in the list after 'in', got 'target' at position 8",
+      );
+      expect(filterError("status in 'open'").message).to.equal(
+        "$filter: expected '(' and a list of values after 'in', got ''open'' at position 10",
+      );
       expect(filterError("'a' in ('a')").message).to.equal("$filter: 'in' needs a property on its left, not the string 'a' at position 4");
-      expect(filterError("status in ('open'").message).to.equal("$filter: expected ',' or ')' in the list of values, got the end at position 17");
+      expect(filterError("status in ('open'").message).to.equal(
+        "$filter: expected ',' or ')' in the list of values, got the end at position 17",
+      );
     });
   });
 
@@ -177,7 +185,9 @@ describe('OData query: $filter', () => {
     });
 
     it('refuses function results on either side', () => {
-      expect(filterError('length(name) eq length(notes)').message).to.equal("$filter: cannot compare length(name) with length(notes): a function result can only be compared with a value at position 13");
+      expect(filterError('length(name) eq length(notes)').message).to.equal(
+        '$filter: cannot compare length(name) with length(notes): a function result can only be compared with a value at position 13',
+      );
       expect(filterError('length(name) gt qty').message).to.contain('cannot compare length(name) with');
       expect(filterError('contains(tolower(name), notes)').message).to.contain('compares two properties only without functions');
     });
@@ -202,7 +212,9 @@ describe('OData query: $filter', () => {
       expect(filterOf("contains(name,'a') and startswith(notes,'b') or endswith(email,'.org')")).to.deep.equal({
         or: [{ and: [hit, c('notes', 'startswith', 'b')] }, c('email', 'endswith', '.org')],
       });
-      expect(filterError("contains(name,'a') eq 1").message).to.equal('$filter: contains() can only be compared with eq or ne and true or false at position 19');
+      expect(filterError("contains(name,'a') eq 1").message).to.equal(
+        '$filter: contains() can only be compared with eq or ne and true or false at position 19',
+      );
       expect(filterError("contains(name,'a') gt true").message).to.contain('contains() can only be compared with eq or ne');
     });
 
@@ -218,13 +230,24 @@ describe('OData query: $filter', () => {
     });
 
     it('refuses length() of a non-text property, with other values than numbers, and with the wrong arity', () => {
-      expect(filterError('length(qty) gt 1')).to.deep.equal({ message: "$filter: length() applies to text properties at position 7; 'qty' is not one", target: 'qty' });
-      expect(filterError("length(name) eq '5'").message).to.equal("$filter: length(name) must be compared with a number, not the string '5' at position 16");
-      expect(filterError('length(name) eq null').message).to.equal('$filter: length(name) must be compared with a number, not null at position 16');
+      expect(filterError('length(qty) gt 1')).to.deep.equal({
+        message: "$filter: length() applies to text properties at position 7; 'qty' is not one",
+        target: 'qty',
+      });
+      expect(filterError("length(name) eq '5'").message).to.equal(
+        "$filter: length(name) must be compared with a number, not the string '5' at position 16",
+      );
+      expect(filterError('length(name) eq null').message).to.equal(
+        '$filter: length(name) must be compared with a number, not null at position 16',
+      );
       expect(filterError('length(name, notes) eq 1').message).to.equal('$filter: length() takes 1 argument, got 2 at position 0');
       expect(filterError('length() eq 1').message).to.equal('$filter: length() takes 1 argument, got 0 at position 0');
-      expect(filterError("length('abc') eq 3").message).to.equal("$filter: the argument of length() must be a property, not the string 'abc' at position 7");
-      expect(filterError('length(tolower(name)) eq 3').message).to.equal('$filter: the argument of length() must be a property, not tolower(name) at position 15');
+      expect(filterError("length('abc') eq 3").message).to.equal(
+        "$filter: the argument of length() must be a property, not the string 'abc' at position 7",
+      );
+      expect(filterError('length(tolower(name)) eq 3').message).to.equal(
+        '$filter: the argument of length() must be a property, not tolower(name) at position 15',
+      );
     });
 
     it('reads tolower / toupper compared with eq or ne as a case-insensitive match, exact when the value is in that case', () => {
@@ -248,34 +271,58 @@ describe('OData query: $filter', () => {
     });
 
     it('refuses tolower / toupper with other comparisons, other values and non-text properties', () => {
-      expect(filterError("tolower(name) gt 'a'").message).to.equal('$filter: tolower(name) can only be compared with eq or ne, or used in contains, startswith and endswith at position 14');
-      expect(filterError('toupper(name) eq 1').message).to.equal('$filter: toupper(name) must be compared with a string, not the number 1 at position 17');
+      expect(filterError("tolower(name) gt 'a'").message).to.equal(
+        '$filter: tolower(name) can only be compared with eq or ne, or used in contains, startswith and endswith at position 14',
+      );
+      expect(filterError('toupper(name) eq 1').message).to.equal(
+        '$filter: toupper(name) must be compared with a string, not the number 1 at position 17',
+      );
       expect(filterError("tolower(qty) eq 'a'").target).to.equal('qty');
     });
 
     it('checks the arguments of contains, startswith and endswith', () => {
-      expect(filterError("contains(name)").message).to.equal('$filter: contains() takes 2 arguments, got 1 at position 0');
+      expect(filterError('contains(name)').message).to.equal('$filter: contains() takes 2 arguments, got 1 at position 0');
       expect(filterError("contains(name, 'a', 'b')").message).to.equal('$filter: contains() takes 2 arguments, got 3 at position 0');
-      expect(filterError("contains('abc', name)").message).to.equal("$filter: the first argument of contains() must be a property (or tolower/toupper of one), not the string 'abc' at position 9");
-      expect(filterError('contains(name, 5)').message).to.equal('$filter: the second argument of contains() must be a string or a property, not the number 5 at position 15');
-      expect(filterError('startswith(name, null)').message).to.contain('the second argument of startswith() must be a string or a property, not null');
+      expect(filterError("contains('abc', name)").message).to.equal(
+        "$filter: the first argument of contains() must be a property (or tolower/toupper of one), not the string 'abc' at position 9",
+      );
+      expect(filterError('contains(name, 5)').message).to.equal(
+        '$filter: the second argument of contains() must be a string or a property, not the number 5 at position 15',
+      );
+      expect(filterError('startswith(name, null)').message).to.contain(
+        'the second argument of startswith() must be a string or a property, not null',
+      );
       expect(filterError("contains(length(name), '1')").message).to.contain('the first argument of contains() must be a property');
-      expect(filterError("contains(name 'a')").message).to.equal("$filter: expected ',' or ')' in the arguments of contains(), got ''a'' at position 14");
+      expect(filterError("contains(name 'a')").message).to.equal(
+        "$filter: expected ',' or ')' in the arguments of contains(), got ''a'' at position 14",
+      );
     });
 
     it('refuses other functions, naming them and the supported ones', () => {
       for (const fn of ['year', 'indexof', 'substring', 'concat', 'trim', 'now', 'round', 'cast', 'matchesPattern']) {
-        expect(filterError(`${fn}(due) eq 1`).message).to.equal(`$filter: function '${fn}' is not supported at position 0; the functions are contains, startswith, endswith, length, tolower and toupper`);
+        expect(filterError(`${fn}(due) eq 1`).message).to.equal(
+          `$filter: function '${fn}' is not supported at position 0; the functions are contains, startswith, endswith, length, tolower and toupper`,
+        );
       }
-      expect(filterError("contains(name,'a') eq contains(name,'b')").message).to.contain('contains() can only be compared with eq or ne and true or false');
-      expect(filterError("qty eq contains(name,'b')").message).to.equal('$filter: contains() is a condition and cannot be compared with a value other than true or false at position 7');
+      expect(filterError("contains(name,'a') eq contains(name,'b')").message).to.contain(
+        'contains() can only be compared with eq or ne and true or false',
+      );
+      expect(filterError("qty eq contains(name,'b')").message).to.equal(
+        '$filter: contains() is a condition and cannot be compared with a value other than true or false at position 7',
+      );
     });
   });
 
   describe('properties', () => {
     it('refuses an unknown property, naming it as the target', () => {
-      expect(filterError('nosuch eq 1')).to.deep.equal({ message: "$filter: unknown property 'nosuch' on 'item' at position 0", target: 'nosuch' });
-      expect(filterError("name eq 'a' and constructor eq 1")).to.deep.equal({ message: "$filter: unknown property 'constructor' on 'item' at position 16", target: 'constructor' });
+      expect(filterError('nosuch eq 1')).to.deep.equal({
+        message: "$filter: unknown property 'nosuch' on 'item' at position 0",
+        target: 'nosuch',
+      });
+      expect(filterError("name eq 'a' and constructor eq 1")).to.deep.equal({
+        message: "$filter: unknown property 'constructor' on 'item' at position 16",
+        target: 'constructor',
+      });
       expect(filterError('__proto__ eq 1').target).to.equal('__proto__');
       expect(filterError('qty gt nosuch').message).to.equal("$filter: unknown property 'nosuch' on 'item' at position 7");
     });
@@ -291,17 +338,24 @@ describe('OData query: $filter', () => {
     });
 
     it('refuses navigation paths and lambdas', () => {
-      expect(filterError("owner/name eq 'x'").message).to.equal("$filter: navigation paths such as 'owner/name' are not supported at position 0; filter on this object's own properties, or inside $expand");
+      expect(filterError("owner/name eq 'x'").message).to.equal(
+        "$filter: navigation paths such as 'owner/name' are not supported at position 0; filter on this object's own properties, or inside $expand",
+      );
       expect(filterError("tags/any(t: t eq 'red')").message).to.contain("navigation paths such as 'tags/any' are not supported");
       expect(filterError("owner/org/name eq 'x'").message).to.contain("'owner/org/name'");
       expect(filterError("contains(owner/name, 'x')").message).to.contain("'owner/name'");
     });
 
     it('refuses a property that is not boolean where a condition is expected', () => {
-      expect(filterError('name')).to.deep.equal({ message: "$filter: 'name' is not a condition: compare it with eq, ne, gt, ge, lt, le or in at position 0", target: 'name' });
+      expect(filterError('name')).to.deep.equal({
+        message: "$filter: 'name' is not a condition: compare it with eq, ne, gt, ge, lt, le or in at position 0",
+        target: 'name',
+      });
       expect(filterError("qty and name eq 'a'").target).to.equal('qty');
       expect(filterError('length(name)').message).to.contain('length(name) is not a condition');
-      expect(filterError("'abc'").message).to.equal("$filter: the string 'abc' is not a condition at position 0; compare it with a property");
+      expect(filterError("'abc'").message).to.equal(
+        "$filter: the string 'abc' is not a condition at position 0; compare it with a property",
+      );
     });
   });
 
@@ -329,15 +383,21 @@ describe('OData query: $filter', () => {
       ['due eq 2024-13-01', "$filter: invalid date '2024-13-01' at position 7"],
       ['due eq 2023-02-29', "$filter: invalid date '2023-02-29' at position 7"],
       ['at eq 2024-01-31T25:00:00Z', "$filter: invalid date-time '2024-01-31T25:00:00Z' at position 6"],
-      ['at eq 2024-01-31T10:00:00', "$filter: invalid date-time '2024-01-31T10:00:00' at position 6; write it as 2024-01-31T10:00:00Z (the zone, Z or +hh:mm, is required)"],
+      [
+        'at eq 2024-01-31T10:00:00',
+        "$filter: invalid date-time '2024-01-31T10:00:00' at position 6; write it as 2024-01-31T10:00:00Z (the zone, Z or +hh:mm, is required)",
+      ],
       ['opens eq 24:00', "$filter: invalid time of day '24:00' at position 9"],
       ['qty eq 5abc', "$filter: invalid literal '5abc' at position 7"],
       ['qty eq 1.', "$filter: invalid literal '1.' at position 7"],
       ['qty eq 1e999', "$filter: number '1e999' is out of range at position 7"],
       ['qty eq @p', "$filter: unexpected character '@' at position 7; parameter aliases are not supported"],
       ['$it/qty eq 1', "$filter: unexpected character '$' at position 0; $it, $root and other $-names are not supported"],
-      ["name eq 'a' and qty eq 1 and name eq 'b", "$filter: unterminated string literal at position 37; close it with ', and write a quote inside it as ''"],
-      ["name eq \"a\"", "$filter: unexpected character '\"' at position 8"],
+      [
+        "name eq 'a' and qty eq 1 and name eq 'b",
+        "$filter: unterminated string literal at position 37; close it with ', and write a quote inside it as ''",
+      ],
+      ['name eq "a"', "$filter: unexpected character '\"' at position 8"],
       ["name.first eq 'a'", "$filter: unexpected character '.' at position 4"],
     ];
     for (const [expression, message] of cases) {
@@ -356,15 +416,21 @@ describe('OData query: $filter', () => {
     it('refuses nesting deeper than maxFilterDepth (parentheses and not), before the stack could', () => {
       const nested = (n: number) => `${'('.repeat(n)}qty eq 1${')'.repeat(n)}`;
       expect(filterOf(nested(16))).to.deep.equal(c('qty', 'eq', 1));
-      expect(errorOf(() => filterOf(nested(17))).message).to.equal('$filter: the expression is nested deeper than 16 levels at position 16');
-      expect(errorOf(() => filterOf(`${'not '.repeat(5)}active`, { maxFilterDepth: 4 })).message).to.equal('$filter: the expression is nested deeper than 4 levels at position 16');
+      expect(errorOf(() => filterOf(nested(17))).message).to.equal(
+        '$filter: the expression is nested deeper than 16 levels at position 16',
+      );
+      expect(errorOf(() => filterOf(`${'not '.repeat(5)}active`, { maxFilterDepth: 4 })).message).to.equal(
+        '$filter: the expression is nested deeper than 4 levels at position 16',
+      );
       expect(errorOf(() => filterOf(nested(100000))).message).to.contain('nested deeper than 16 levels');
     });
 
     it('refuses more conditions than maxFilterConditions', () => {
       const many = (n: number) => Array.from({ length: n }, (_, i) => `qty eq ${i}`).join(' or ');
       expect((filterOf(many(200)) as { or: Filter[] }).or).to.have.lengthOf(200);
-      expect(errorOf(() => filterOf(many(201))).message).to.match(/^\$filter: the expression has more than 200 conditions at position \d+$/);
+      expect(errorOf(() => filterOf(many(201))).message).to.match(
+        /^\$filter: the expression has more than 200 conditions at position \d+$/,
+      );
       expect(errorOf(() => filterOf(many(3), { maxFilterConditions: 2 })).message).to.contain('more than 2 conditions');
     });
   });

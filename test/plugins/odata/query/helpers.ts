@@ -26,7 +26,11 @@ export const ITEM: ObjectDefinition = objectDef('item', [
   field('ghost', 'lookup', { reference_to: 'nowhere' }),
 ]);
 
-export const OWNER: ObjectDefinition = objectDef('owner', [field('name', 'text'), field('city', 'text'), field('org', 'lookup', { reference_to: 'org' })]);
+export const OWNER: ObjectDefinition = objectDef('owner', [
+  field('name', 'text'),
+  field('city', 'text'),
+  field('org', 'lookup', { reference_to: 'org' }),
+]);
 export const ORG: ObjectDefinition = objectDef('org', [field('name', 'text'), field('parent', 'lookup', { reference_to: 'org' })]);
 export const CATEGORY: ObjectDefinition = objectDef('category', [field('label', 'text'), field('rank', 'number')]);
 
@@ -46,7 +50,10 @@ export function filterOf(expression: string, settings: Partial<ODataQuerySetting
 }
 
 /** The error `fn` throws, checked to be an ObjectQLError with OData details naming `target`. */
-export function errorOf(fn: () => unknown, code = 'INVALID_REQUEST'): ObjectQLError & { details: Array<{ code: string; message: string; target: string }> } {
+export function errorOf(
+  fn: () => unknown,
+  code = 'INVALID_REQUEST',
+): ObjectQLError & { details: Array<{ code: string; message: string; target: string }> } {
   let caught: unknown;
   try {
     fn();

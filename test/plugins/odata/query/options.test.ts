@@ -9,12 +9,22 @@ describe('OData query: options', () => {
     });
 
     it('assembles every option into find options', () => {
-      const query = parse("$select=name,qty&$filter=qty gt 1&$search=apple&$orderby=qty desc,name&$top=10&$skip=20&$count=true&$expand=owner");
+      const query = parse(
+        '$select=name,qty&$filter=qty gt 1&$search=apple&$orderby=qty desc,name&$top=10&$skip=20&$count=true&$expand=owner',
+      );
       expect(query).to.deep.equal({
         find: {
           fields: ['id', 'name', 'qty'],
-          filter: { and: [c('qty', 'gt', 1), { or: ['name', 'notes', 'email'].map((f) => c(f, 'contains', 'apple')).concat([c('status', 'contains', 'apple')]) }] },
-          sort: [{ field: 'qty', dir: 'desc' }, { field: 'name', dir: 'asc' }],
+          filter: {
+            and: [
+              c('qty', 'gt', 1),
+              { or: ['name', 'notes', 'email'].map((f) => c(f, 'contains', 'apple')).concat([c('status', 'contains', 'apple')]) },
+            ],
+          },
+          sort: [
+            { field: 'qty', dir: 'desc' },
+            { field: 'name', dir: 'asc' },
+          ],
           top: 10,
           skip: 20,
           expand: { owner: {} },
@@ -50,7 +60,9 @@ describe('OData query: options', () => {
       const unknown = errorOf(() => parse('$select=name,nosuch'));
       expect(unknown.message).to.equal("$select: unknown property 'nosuch' on 'item' at position 5");
       expect(unknown.details[0].target).to.equal('nosuch');
-      expect(errorOf(() => parse('$select=owner/name')).message).to.equal("$select: navigation paths such as 'owner/name' are not supported at position 0; select the navigation property's fields inside $expand");
+      expect(errorOf(() => parse('$select=owner/name')).message).to.equal(
+        "$select: navigation paths such as 'owner/name' are not supported at position 0; select the navigation property's fields inside $expand",
+      );
       expect(errorOf(() => parse('$select=')).message).to.equal("$select: expected a property or '*', got the end at position 0");
       expect(errorOf(() => parse('$select=name,')).message).to.equal("$select: expected a property or '*', got the end at position 5");
       expect(errorOf(() => parse('$select=name qty')).message).to.equal("$select: expected ',' or the end, got 'qty' at position 5");
@@ -77,10 +89,18 @@ describe('OData query: options', () => {
       const unknown = errorOf(() => parse('$orderby=qty desc,nosuch'));
       expect(unknown.message).to.equal("$orderby: unknown property 'nosuch' on 'item' at position 9");
       expect(unknown.details[0].target).to.equal('nosuch');
-      expect(errorOf(() => parse('$orderby=owner/name')).message).to.contain("navigation paths such as 'owner/name' are not supported at position 0");
-      expect(errorOf(() => parse('$orderby=length(name)')).message).to.equal("$orderby: ordering by a function ('length(...)') is not supported at position 0; order by properties");
-      expect(errorOf(() => parse('$orderby=name up')).message).to.equal("$orderby: expected 'asc', 'desc', ',' or the end after 'name', got 'up' at position 5");
-      expect(errorOf(() => parse('$orderby=name desc desc')).message).to.equal("$orderby: expected ',' or the end, got 'desc' at position 10");
+      expect(errorOf(() => parse('$orderby=owner/name')).message).to.contain(
+        "navigation paths such as 'owner/name' are not supported at position 0",
+      );
+      expect(errorOf(() => parse('$orderby=length(name)')).message).to.equal(
+        "$orderby: ordering by a function ('length(...)') is not supported at position 0; order by properties",
+      );
+      expect(errorOf(() => parse('$orderby=name up')).message).to.equal(
+        "$orderby: expected 'asc', 'desc', ',' or the end after 'name', got 'up' at position 5",
+      );
+      expect(errorOf(() => parse('$orderby=name desc desc')).message).to.equal(
+        "$orderby: expected ',' or the end, got 'desc' at position 10",
+      );
       expect(errorOf(() => parse('$orderby=')).message).to.equal('$orderby: expected a property, got the end at position 0');
       expect(errorOf(() => parse('$orderby=name,')).message).to.equal('$orderby: expected a property, got the end at position 5');
     });
@@ -131,9 +151,13 @@ describe('OData query: options', () => {
 
     it('refuses unknown system query options, naming them and hinting at the case', () => {
       const foo = errorOf(() => parse('$foo=1'));
-      expect(foo.message).to.equal('$foo is not a system query option; the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format');
+      expect(foo.message).to.equal(
+        '$foo is not a system query option; the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format',
+      );
       expect(foo.details[0].target).to.equal('$foo');
-      expect(errorOf(() => parse('$Filter=x')).message).to.equal('$Filter is not a system query option (option names are case-sensitive: did you mean $filter?); the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format');
+      expect(errorOf(() => parse('$Filter=x')).message).to.equal(
+        '$Filter is not a system query option (option names are case-sensitive: did you mean $filter?); the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format',
+      );
       expect(errorOf(() => parse('$=1')).message).to.contain('$ is not a system query option');
     });
 
@@ -145,7 +169,7 @@ describe('OData query: options', () => {
 
     it('refuses an option given twice', () => {
       expect(errorOf(() => parse('$top=1&$top=1')).message).to.equal('$top is given more than once; give it once');
-      expect(errorOf(() => parse("$filter=qty eq 1&$filter=qty eq 2")).details[0].target).to.equal('$filter');
+      expect(errorOf(() => parse('$filter=qty eq 1&$filter=qty eq 2')).details[0].target).to.equal('$filter');
     });
   });
 });

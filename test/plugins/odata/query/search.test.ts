@@ -13,7 +13,15 @@ const searchOf = (value: string, settings = {}) => parse(`$search=${encodeURICom
 describe('OData query: $search', () => {
   it('searches the single-valued, non-system text properties (text, textarea, email, url, phone, select)', () => {
     expect(searchableFields(ITEM)).to.deep.equal(FIELDS);
-    const all = objectDef('all', [field('a', 'text'), field('b', 'url'), field('p', 'phone'), field('n', 'number'), field('l', 'lookup', { reference_to: 'x' }), field('j', 'json'), field('m', 'text', { multiple: true })]);
+    const all = objectDef('all', [
+      field('a', 'text'),
+      field('b', 'url'),
+      field('p', 'phone'),
+      field('n', 'number'),
+      field('l', 'lookup', { reference_to: 'x' }),
+      field('j', 'json'),
+      field('m', 'text', { multiple: true }),
+    ]);
     expect(searchableFields(all)).to.deep.equal(['a', 'b', 'p']);
   });
 
@@ -60,7 +68,9 @@ describe('OData query: $search', () => {
     const { notes, email, ...visible } = ITEM.fields;
     expect(notes && email).to.exist;
     const view = { ...ITEM, fields: visible };
-    expect(parse('$search=x', {}, { object: view, resolve: () => undefined }).find.filter).to.deep.equal({ or: [c('name', 'contains', 'x'), c('status', 'contains', 'x')] });
+    expect(parse('$search=x', {}, { object: view, resolve: () => undefined }).find.filter).to.deep.equal({
+      or: [c('name', 'contains', 'x'), c('status', 'contains', 'x')],
+    });
   });
 
   it('is refused when enableSearch is off', () => {
@@ -89,8 +99,14 @@ describe('OData query: $search', () => {
     // 4 properties per term: 50 terms make 200 conditions.
     const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
     expect((searchOf(words(50)) as { and: Filter[] }).and).to.have.lengthOf(50);
-    expect(errorOf(() => searchOf(words(51))).message).to.equal('$search: too many terms at position 190; each term is searched in 4 properties, and a search may make at most 200 conditions');
-    expect(errorOf(() => searchOf(`${'('.repeat(17)}a${')'.repeat(17)}`)).message).to.equal('$search: the search is nested deeper than 16 levels at position 16');
-    expect(errorOf(() => searchOf(`${'NOT '.repeat(3)}a`, { maxFilterDepth: 2 })).message).to.equal('$search: the search is nested deeper than 2 levels at position 8');
+    expect(errorOf(() => searchOf(words(51))).message).to.equal(
+      '$search: too many terms at position 190; each term is searched in 4 properties, and a search may make at most 200 conditions',
+    );
+    expect(errorOf(() => searchOf(`${'('.repeat(17)}a${')'.repeat(17)}`)).message).to.equal(
+      '$search: the search is nested deeper than 16 levels at position 16',
+    );
+    expect(errorOf(() => searchOf(`${'NOT '.repeat(3)}a`, { maxFilterDepth: 2 })).message).to.equal(
+      '$search: the search is nested deeper than 2 levels at position 8',
+    );
   });
 });
