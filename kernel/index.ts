@@ -25,3 +25,4 @@ export { assertSpecExpand } from './engine/expand';
 export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from './engine/attachment-value';
 export { Mutex } from './util/mutex';
 export { importModule, ModuleNotFoundError } from './util/import-module';
+export { isPlainObject } from './util/objects';

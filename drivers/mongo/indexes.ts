@@ -18,7 +18,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Document } from 'mongodb';
-import type { FieldDefinition, ObjectDefinition } from '../../kernel';
+import { NUMERIC_TYPES, type FieldDefinition, type ObjectDefinition } from '../../kernel';
 import { MONGO_ID, fieldPath } from './values';
 
 export const INDEX_PREFIX = 'oql_';
@@ -32,14 +32,13 @@ export interface IndexSpec {
   partialFilterExpression?: Document;
 }
 
-const NUMERIC = new Set(['number', 'currency', 'percent', 'auto_number']);
 const OBJECTS = new Set(['json', 'object', 'file', 'image']);
 
 /** A filter every stored value of the field matches and null / missing never does. */
 function hasValue(field: FieldDefinition | undefined): Document {
   if (!field) return { $exists: true };
   if (field.multiple) return { $type: 'array' };
-  if (NUMERIC.has(field.type)) return { $gte: -Infinity };
+  if (NUMERIC_TYPES.has(field.type)) return { $gte: -Infinity };
   if (field.type === 'boolean') return { $gte: false };
   if (OBJECTS.has(field.type)) return { $type: 'object' };
   return { $gte: '' };

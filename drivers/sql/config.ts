@@ -10,7 +10,7 @@
  * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { PluginError } from '../../kernel';
+import { isPlainObject, PluginError } from '../../kernel';
 import type { DatasourceConfig } from '../../kernel';
 import type { SqlOptions } from './dialects/base';
 import { CLIENT_ALIASES, SQL_CLIENTS, resolveClient } from './dialects';
@@ -25,10 +25,6 @@ const POOL_KEYS = new Set([
   'reapIntervalMillis',
   'createRetryIntervalMillis',
 ]);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: string): SqlOptions {
   const fail = (what: string) => new PluginError(`Datasource '${name}' (driver 'sql'): ${what}`);

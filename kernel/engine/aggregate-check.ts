@@ -1,10 +1,9 @@
 import { ObjectQLError } from '../errors';
+import { JSON_VALUE_TYPES, NUMERIC_TYPES } from '../metadata/types';
 import { AGGREGATE_FUNCS, type AggregateSpec } from '../query/ast';
 import { fieldOf, type CheckEnv } from './query-check';
 import type { FindOptions } from './types';
 
-const NUMERIC = new Set(['number', 'currency', 'percent', 'auto_number']);
-const UNGROUPABLE = new Set(['json', 'object', 'file', 'image']);
 const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** groupBy and aggregate entries: readable, groupable fields; known functions; numeric sum/avg; unique aliases. */
@@ -16,7 +15,7 @@ export function checkAggregate(
     throw new ObjectQLError('INVALID_REQUEST', "'groupBy' must be an array of field names");
   for (const name of options.groupBy ?? []) {
     const field = fieldOf(env, name, 'groupBy');
-    if (UNGROUPABLE.has(field.type) || field.multiple)
+    if (JSON_VALUE_TYPES.has(field.type) || field.multiple)
       throw new ObjectQLError('INVALID_REQUEST', `groupBy: cannot group by '${name}' (${field.type}${field.multiple ? ', multiple' : ''})`);
   }
   // Grouping by a field twice makes the same groups: each field once.
@@ -37,9 +36,9 @@ export function checkAggregate(
     if (fieldName === undefined && func !== 'count') throw new ObjectQLError('INVALID_REQUEST', `${where}: ${func} needs a field`);
     if (fieldName !== undefined) {
       const field = fieldOf(env, fieldName, where);
-      if ((func === 'sum' || func === 'avg') && !NUMERIC.has(field.type))
+      if ((func === 'sum' || func === 'avg') && !NUMERIC_TYPES.has(field.type))
         throw new ObjectQLError('INVALID_REQUEST', `${where}: ${func} needs a numeric field, '${field.name}' is ${field.type}`);
-      if (UNGROUPABLE.has(field.type) || field.multiple)
+      if (JSON_VALUE_TYPES.has(field.type) || field.multiple)
         throw new ObjectQLError('INVALID_REQUEST', `${where}: cannot aggregate '${field.name}' (${field.type})`);
     }
     const alias = spec.alias ?? (fieldName ? `${func}_${fieldName}` : func);

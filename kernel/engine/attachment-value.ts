@@ -3,7 +3,8 @@
  * field's value. Checked against the field's accept, size and (images) dimension bounds.
  */
 import type { FieldDefinition } from '../metadata/types';
-import { isPlainObject, type Checked } from './scalar-values';
+import { isPlainObject } from '../util/objects';
+import type { Checked } from './scalar-values';
 
 export const IMAGE_DEFAULT_ACCEPT: readonly string[] = ['.jpg', '.jpeg', '.png', '.gif', '.webp'];
 

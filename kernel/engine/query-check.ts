@@ -5,7 +5,7 @@
  * coerced to the field's type, special values are resolved and bare field names become references.
  */
 import { ObjectQLError } from '../errors';
-import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
+import { JSON_VALUE_TYPES, NUMERIC_TYPES, TEXTUAL_TYPES, type FieldDefinition, type ObjectDefinition } from '../metadata/types';
 import {
   FILTER_FUNCTIONS,
   FUNCTION_OPERATORS,
@@ -25,9 +25,6 @@ export interface CheckEnv {
   specials: Specials;
 }
 
-const NUMERIC = new Set(['number', 'currency', 'percent', 'auto_number']);
-const TEXTUAL = new Set(['text', 'textarea', 'email', 'url', 'phone', 'select', 'lookup', 'master_detail', 'formula']);
-const OPAQUE = new Set(['json', 'object', 'file', 'image']);
 const SUBSTRING_OPS = new Set<Operator>(['like', 'contains', 'startswith', 'endswith']);
 const MEMBERSHIP_OPS = new Set<Operator>(['eq', 'ne', 'in', 'nin', 'isnull']);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -74,7 +71,7 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
   // could not fit; a hidden field's name stays a literal, so its existence is not revealed.
   if (
     typeof value === 'string' &&
-    !TEXTUAL.has(field.type) &&
+    !TEXTUAL_TYPES.has(field.type) &&
     field.name !== 'id' &&
     env.readable.has(value) &&
     env.object.fields[value] &&
@@ -97,7 +94,7 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
 function checkFunction(field: FieldDefinition, c: ValueCondition, where: string): Filter {
   const fn = c.fn!;
   if (!FILTER_FUNCTIONS.includes(fn)) throw new ObjectQLError('INVALID_REQUEST', `${where}: unknown function ${JSON.stringify(fn)}`);
-  if (!TEXTUAL.has(field.type) || field.multiple) {
+  if (!TEXTUAL_TYPES.has(field.type) || field.multiple) {
     throw new ObjectQLError(
       'INVALID_REQUEST',
       `${where}: ${fn}() applies to single-valued text fields, not ${field.type}${field.multiple ? ' (multiple)' : ''}`,
@@ -119,7 +116,7 @@ function checkFunction(field: FieldDefinition, c: ValueCondition, where: string)
 }
 
 function checkOperator(field: FieldDefinition, op: Operator, where: string): void {
-  if (OPAQUE.has(field.type) && op !== 'isnull') {
+  if (JSON_VALUE_TYPES.has(field.type) && op !== 'isnull') {
     throw new ObjectQLError('INVALID_REQUEST', `${where}: a ${field.type} field can only be tested against null`);
   }
   if (field.multiple && !MEMBERSHIP_OPS.has(op)) {
@@ -127,7 +124,7 @@ function checkOperator(field: FieldDefinition, op: Operator, where: string): voi
   }
   if (
     SUBSTRING_OPS.has(op) &&
-    !TEXTUAL.has(field.type) &&
+    !TEXTUAL_TYPES.has(field.type) &&
     field.name !== 'id' &&
     field.name !== 'created_by' &&
     field.name !== 'updated_by'
@@ -139,8 +136,14 @@ function checkOperator(field: FieldDefinition, op: Operator, where: string): voi
 function checkRef(field: FieldDefinition, ref: string, env: CheckEnv, where: string): string {
   const other = fieldOf(env, ref, where);
   const family = (f: FieldDefinition) =>
-    NUMERIC.has(f.type) ? 'number' : f.type === 'date' || f.type === 'datetime' ? 'date' : TEXTUAL.has(f.type) ? 'text' : f.type;
-  if (family(other) !== family(field) || other.multiple || field.multiple || OPAQUE.has(other.type)) {
+    NUMERIC_TYPES.has(f.type)
+      ? 'number'
+      : f.type === 'date' || f.type === 'datetime'
+        ? 'date'
+        : TEXTUAL_TYPES.has(f.type)
+          ? 'text'
+          : f.type;
+  if (family(other) !== family(field) || other.multiple || field.multiple || JSON_VALUE_TYPES.has(other.type)) {
     throw new ObjectQLError('INVALID_REQUEST', `${where}: cannot compare a ${field.type} field with '${ref}' (${other.type})`);
   }
   return ref;
@@ -157,7 +160,7 @@ function coerce(field: FieldDefinition, value: unknown, op: Operator, where: str
   const bad = (expected: string) =>
     new ObjectQLError('INVALID_REQUEST', `${where}: ${JSON.stringify(value)} is not ${expected}`, { field: field.name });
   if (value === null || value === undefined) throw bad('a value (use = null or != null to test for null)');
-  if (NUMERIC.has(field.type)) {
+  if (NUMERIC_TYPES.has(field.type)) {
     const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isFinite(n)) throw bad('a number');
     return n;
@@ -253,7 +256,7 @@ export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: 
   return parseSort(input).filter((k) => {
     if (!aliases.has(k.field)) {
       const field = fieldOf(env, k.field, 'sort');
-      if (OPAQUE.has(field.type) || field.multiple)
+      if (JSON_VALUE_TYPES.has(field.type) || field.multiple)
         throw new ObjectQLError(
           'INVALID_REQUEST',
           `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`,

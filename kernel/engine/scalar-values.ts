@@ -3,6 +3,7 @@
  * returns the normalised value or a short, human error message. Pure: no I/O, no metadata lookups.
  */
 import type { FieldDefinition } from '../metadata/types';
+import { isPlainObject } from '../util/objects';
 
 export type Checked = { value: unknown } | { error: string };
 
@@ -131,12 +132,6 @@ export function checkReference(value: unknown): Checked {
   return typeof value === 'string' && value.trim() !== '' ? ok(value) : fail('must be a record id (a non-empty string)');
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
-
 /** True for values JSON represents faithfully: null, booleans, finite numbers, strings, plain arrays and objects. */
 export function isJsonValue(v: unknown, seen: Set<object> = new Set()): boolean {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
@@ -160,5 +155,3 @@ export function checkObject(value: unknown): Checked {
 export function checkJson(value: unknown): Checked {
   return isJsonValue(value) ? ok(value) : fail('must be a JSON value');
 }
-
-export { isPlainObject };

@@ -136,7 +136,7 @@ function resolveFilter(filter: Filter, object: ObjectDefinition, specials?: Spec
   if ('ref' in filter) return filter;
   const { value } = filter;
   const type = object.fields[filter.field]?.type;
-  const textLike = type === undefined || TEXT_TYPES.includes(type) || RELATION_TYPES.includes(type);
+  const textLike = type === undefined || TEXT_TYPES.has(type) || RELATION_TYPES.has(type);
   if (typeof value === 'string' && !textLike && Object.prototype.hasOwnProperty.call(object.fields, value) && filter.op !== 'like') {
     return { field: filter.field, op: filter.op as Exclude<typeof filter.op, 'in' | 'nin' | 'between' | 'isnull' | 'like'>, ref: value };
   }

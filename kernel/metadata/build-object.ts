@@ -11,7 +11,8 @@ import { countingReport, formatPath, type PathSegment, type Report } from './pro
 import { parseRule, parseRules, type RuleContext } from './rule-schema';
 import { systemFieldsFirst, systemFieldsLast } from './system-fields';
 import { titleCase } from './title-case';
-import { describeValue, isPlainMap, parseWith } from './zod-issues';
+import { describeValue, parseWith } from './zod-issues';
+import { isPlainObject } from '../util/objects';
 
 /** An action as declared in the object file, before the code file's part is merged in. */
 export interface DeclaredAction {
@@ -114,10 +115,10 @@ function buildIndexes(object: string, raw: unknown, fields: Record<string, Field
   let items: Array<{ at: PathSegment[]; value: unknown }>;
   if (Array.isArray(raw)) {
     items = raw.map((value, i) => ({ at: ['indexes', i], value }));
-  } else if (isPlainMap(raw)) {
+  } else if (isPlainObject(raw)) {
     items = Object.entries(raw).map(([name, spec]) => ({
       at: ['indexes', name],
-      value: Array.isArray(spec) ? { name, fields: spec } : isPlainMap(spec) ? { name, ...spec } : spec,
+      value: Array.isArray(spec) ? { name, fields: spec } : isPlainObject(spec) ? { name, ...spec } : spec,
     }));
   } else {
     report(

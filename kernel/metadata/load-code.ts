@@ -13,7 +13,8 @@ import { HOOK_EVENTS } from './types';
 import { actionTypeSchema, paramSchema } from './object-schema';
 import { NAME_PATTERN, normaliseParam } from './normalise-field';
 import { countingReport, type Report } from './problems';
-import { describeValue, isPlainMap, parseWith } from './zod-issues';
+import { describeValue, parseWith } from './zod-issues';
+import { isPlainObject } from '../util/objects';
 
 export type HookHandler = (ctx: HookContext) => unknown;
 
@@ -58,7 +59,7 @@ export async function importCode(importer: CodeImporter, file: string, report: R
     );
     return undefined;
   }
-  if (!isPlainMap(mod)) {
+  if (!isPlainObject(mod)) {
     report([], `must export an object (default export or module.exports), got ${describeValue(mod)}`);
     return undefined;
   }
@@ -92,7 +93,7 @@ export function readHookModule(mod: Record<string, unknown>, file: string, objec
     let description: string | undefined;
     if (typeof value === 'function') {
       handler = value as HookHandler;
-    } else if (isPlainMap(value)) {
+    } else if (isPlainObject(value)) {
       const parsed = parseWith(hookObjectSchema, value, [key], report);
       handler = parsed?.handler;
       description = parsed?.description;
@@ -131,7 +132,7 @@ export function readActionModule(mod: Record<string, unknown>, outer: Report): R
       actions[name] = { handler: value as ActionHandler };
       continue;
     }
-    if (!isPlainMap(value)) {
+    if (!isPlainObject(value)) {
       report([name], `must be a function (the handler) or {handler, type, label, description, params}, got ${describeValue(value)}`);
       continue;
     }

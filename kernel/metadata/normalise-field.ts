@@ -49,7 +49,7 @@ function checkTyped(
   } else if (input.options !== undefined) {
     report([...base, 'options'], `options apply only to select fields, not to type '${input.type}'`);
   }
-  if (RELATION_TYPES.includes(input.type)) {
+  if (RELATION_TYPES.has(input.type)) {
     if (!input.reference_to) report([...base, 'reference_to'], `a ${input.type} field needs reference_to naming the related object`);
   } else if (input.reference_to !== undefined) {
     report([...base, 'reference_to'], `reference_to applies only to lookup and master_detail fields, not to type '${input.type}'`);

@@ -16,7 +16,8 @@ import { parsePermissions } from './permission-schema';
 import { ProblemList } from './problems';
 import { readYaml } from './read-yaml';
 import { nameRules, parseRules, validationFileSchema } from './rule-schema';
-import { describeValue, isPlainMap, parseWith } from './zod-issues';
+import { describeValue, parseWith } from './zod-issues';
+import { isPlainObject } from '../util/objects';
 
 export { MetadataError, type MetadataProblem } from './metadata-error';
 export type { HookModule } from './load-code';
@@ -57,14 +58,14 @@ export class MetadataRegistry {
       problems.addSource(f.file, result.doc, result.lines);
       let content = result.value;
       if (f.type === 'object' && content === null) content = {};
-      if (isPlainMap(content) && content.name !== undefined && content.name !== f.identifier) {
+      if (isPlainObject(content) && content.name !== undefined && content.name !== f.identifier) {
         problems.add(
           f.file,
           ['name'],
           `must equal the identifier '${f.identifier}' from the file name (got ${describeValue(content.name)})`,
         );
       }
-      const entryContent = isPlainMap(content) ? { ...content, name: f.identifier } : content;
+      const entryContent = isPlainObject(content) ? { ...content, name: f.identifier } : content;
       const byId = entries.get(f.type) ?? new Map<string, MetadataEntry>();
       entries.set(f.type, byId);
       byId.set(f.identifier, { type: f.type, id: f.identifier, content: entryContent, source: f.file });
@@ -228,7 +229,7 @@ export class MetadataRegistry {
     const def = this.state.objects.get(name);
     if (!def) throw new ObjectQLError('NOT_FOUND', `Object '${name}' not found`);
     const entry = this.state.entries.get('object')?.get(name);
-    const content = entry && isPlainMap(entry.content) ? entry.content : undefined;
+    const content = entry && isPlainObject(entry.content) ? entry.content : undefined;
     if (patch.label !== undefined) {
       def.label = patch.label;
       if (content) content.label = patch.label;

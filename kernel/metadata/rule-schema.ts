@@ -10,7 +10,8 @@ import type { Filter } from '../query/ast';
 import { parseFilter } from '../query/parse-filter';
 import type { FieldDefinition, ValidationRule } from './types';
 import { countingReport, type PathSegment, type Report } from './problems';
-import { isPlainMap, parseWith } from './zod-issues';
+import { parseWith } from './zod-issues';
+import { isPlainObject } from '../util/objects';
 
 export const RULE_TYPES = ['range', 'pattern', 'cross_field', 'unique', 'state_machine', 'conditional'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
@@ -67,7 +68,7 @@ export function parseRules(raw: unknown[], basePath: PathSegment[], ctx: RuleCon
 
 /** Parses one rule; an unnamed rule comes back with name '' (see nameRules). */
 export function parseRule(item: unknown, at: PathSegment[], ctx: RuleContext, report: Report): ValidationRule | undefined {
-  if (!isPlainMap(item)) {
+  if (!isPlainObject(item)) {
     report(at, 'a rule must be a map {name, type, message, ...}');
     return undefined;
   }

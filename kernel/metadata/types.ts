@@ -26,9 +26,25 @@ export const FIELD_TYPES = [
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-export const RELATION_TYPES: readonly FieldType[] = ['lookup', 'master_detail'];
-export const TEXT_TYPES: readonly FieldType[] = ['text', 'textarea', 'email', 'url', 'phone', 'select'];
-export const NUMBER_TYPES: readonly FieldType[] = ['number', 'currency', 'percent', 'auto_number'];
+/*
+ * Field-type categories, defined once here for the engine, the drivers and every protocol.
+ */
+
+/** A reference to another object's record (its id). */
+export const RELATION_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['lookup', 'master_detail']);
+/** Plain text values (what `pattern` and length rules check). */
+export const TEXT_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['text', 'textarea', 'email', 'url', 'phone', 'select']);
+/** Numbers: compared, summed and averaged as numbers (Float in GraphQL, Edm.Double/Int32 in OData). */
+export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['number', 'currency', 'percent', 'auto_number']);
+/** Text to the query language: substring operators and length() apply, a bare field name stays a literal. */
+export const TEXTUAL_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([...TEXT_TYPES, ...RELATION_TYPES, 'formula']);
+/**
+ * A JSON value (an attachment, an object, any JSON): only tested against null, never sorted, grouped
+ * or compared; carried as JSON text where a protocol has no such type (GraphQL, OData).
+ */
+export const JSON_VALUE_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['json', 'object', 'file', 'image']);
+/** File and image attachments (the File API's fields). */
+export const ATTACHMENT_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['file', 'image']);
 
 /** Fields every record has; the engine maintains them. */
 export const SYSTEM_FIELDS = ['id', 'created_at', 'created_by', 'updated_at', 'updated_by'] as const;

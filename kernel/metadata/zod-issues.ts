@@ -58,7 +58,3 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, base: 
   }
   return undefined;
 }
-
-export function isPlainMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

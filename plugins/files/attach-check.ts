@@ -5,12 +5,10 @@
  * the measured ones and the engine's field checks (accept, sizes, image bounds) hold for real.
  * Attachments a record already holds pass unchanged; links to anything else are left alone.
  */
-import { validationError, type HookContext } from '../../kernel';
+import { isPlainObject, validationError, type HookContext } from '../../kernel';
 import { accessDenied, mayRead } from './access';
 import { attachmentFields, storedFileId, fileIdsOf, toAttachment, type Attachment } from './attachments';
 import type { FilesRuntime } from './runtime';
-
-const isObject = (v: unknown): v is Attachment => !!v && typeof v === 'object' && !Array.isArray(v);
 
 export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Promise<void> {
   // The kernel's own writes (seed data, cascades) are trusted.
@@ -36,7 +34,7 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
       }
       return toAttachment(record, rt.storage, rt.apiBase, field.type);
     };
-    if (Array.isArray(value)) data[field.name] = await Promise.all(value.map((v) => (isObject(v) ? resolve(v) : v)));
-    else if (isObject(value)) data[field.name] = await resolve(value);
+    if (Array.isArray(value)) data[field.name] = await Promise.all(value.map((v) => (isPlainObject(v) ? resolve(v as Attachment) : v)));
+    else if (isPlainObject(value)) data[field.name] = await resolve(value as Attachment);
   }
 }

@@ -2,7 +2,7 @@
  * Attachment values: the spec's attachment object built from what the plugin knows of a file, and
  * the stored files a record field's value refers to.
  */
-import type { FieldDefinition, ObjectDefinition } from '../../kernel';
+import { isPlainObject, type FieldDefinition, type ObjectDefinition } from '../../kernel';
 import type { FileRecord } from './file-records';
 import { THUMBNAIL_SIZES } from './images';
 import { isValidFileId, type FileStorage } from './storage/types';
@@ -46,7 +46,7 @@ export function attachmentFields(def: ObjectDefinition): FieldDefinition[] {
 /** The attachment objects of a field value (single, list, or null). */
 export function attachmentsOf(value: unknown): Attachment[] {
   const list = Array.isArray(value) ? value : value == null ? [] : [value];
-  return list.filter((a): a is Attachment => !!a && typeof a === 'object' && !Array.isArray(a));
+  return list.filter((a): a is Attachment => isPlainObject(a));
 }
 
 /**

@@ -6,7 +6,7 @@
  * - A required field is non-null in the output type; the input type has every field optional.
  * - Types the spec's table does not name (formula) are `String`.
  */
-import type { FieldDefinition, FieldType } from '../../kernel';
+import { JSON_VALUE_TYPES, type FieldDefinition, type FieldType } from '../../kernel';
 
 export type ScalarName = 'String' | 'Float' | 'Int' | 'Boolean';
 
@@ -18,14 +18,11 @@ const SCALARS: Partial<Record<FieldType, ScalarName>> = {
   boolean: 'Boolean',
 };
 
-/** Field types whose values travel as JSON text in a String. */
-export const JSON_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['json', 'object', 'file', 'image']);
-
 /** Field types no caller writes: left out of the input type. */
 const NOT_WRITTEN: ReadonlySet<FieldType> = new Set<FieldType>(['auto_number', 'formula']);
 
 export function isJsonField(field: FieldDefinition): boolean {
-  return JSON_TYPES.has(field.type);
+  return JSON_VALUE_TYPES.has(field.type);
 }
 
 /** The GraphQL type of a field, without the non-null mark. */

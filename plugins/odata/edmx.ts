@@ -6,8 +6,8 @@
  * Core.Description / Core.LongDescription annotations; a property holding JSON text (file, image,
  * object, json fields) is marked Core.MediaType application/json. Pure.
  */
-import type { FieldDefinition, ObjectDefinition } from '../../kernel';
-import { JSON_TYPES, type Relation } from './model';
+import { JSON_VALUE_TYPES, type FieldDefinition, type ObjectDefinition } from '../../kernel';
+import type { Relation } from './model';
 
 export const NAMESPACE = 'ObjectQL';
 
@@ -41,7 +41,7 @@ const EDM_TYPES: Record<FieldDefinition['type'], string> = {
 /** The Edm type of a field: a multiple field (other than the JSON-valued ones) is a collection. */
 export function edmType(field: FieldDefinition): string {
   const type = EDM_TYPES[field.type];
-  return field.multiple && !JSON_TYPES.has(field.type) && field.type !== 'auto_number' && field.type !== 'formula'
+  return field.multiple && !JSON_VALUE_TYPES.has(field.type) && field.type !== 'auto_number' && field.type !== 'formula'
     ? `Collection(${type})`
     : type;
 }
@@ -83,10 +83,10 @@ function entityType({ def, readable, relations }: EdmxObject): string[] {
     if (!readable.has(field.name)) continue;
     const attrs = [`Name="${field.name}"`, `Type="${edmType(field)}"`];
     if (field.name === 'id' || (field.required && !field.multiple)) attrs.push('Nullable="false"');
-    if (field.max_length !== undefined && EDM_TYPES[field.type] === 'Edm.String' && !JSON_TYPES.has(field.type))
+    if (field.max_length !== undefined && EDM_TYPES[field.type] === 'Edm.String' && !JSON_VALUE_TYPES.has(field.type))
       attrs.push(`MaxLength="${field.max_length}"`);
     const notes = annotations(field.label, field.description);
-    if (JSON_TYPES.has(field.type)) notes.push('<Annotation Term="Core.MediaType" String="application/json"/>');
+    if (JSON_VALUE_TYPES.has(field.type)) notes.push('<Annotation Term="Core.MediaType" String="application/json"/>');
     lines.push(element('Property', attrs, notes));
     const nav = navs.get(field.name);
     if (nav) {

@@ -5,9 +5,9 @@
  * becomes the foreign key, JSON text is parsed back for the JSON-valued fields. The engine never
  * sees OData names. Pure: no I/O.
  */
-import { ObjectQLError, validationError, type DataRecord, type ExpandOptions, type ObjectDefinition } from '../../kernel';
+import { JSON_VALUE_TYPES, ObjectQLError, validationError, type DataRecord, type ExpandOptions, type ObjectDefinition } from '../../kernel';
 import { etagOf } from './etag';
-import { JSON_TYPES, type ODataModel, type Relation } from './model';
+import type { ODataModel, Relation } from './model';
 import { parsePath } from './resource-path';
 
 /** How the records of one level of an expand come back: per relation field expanded. */
@@ -102,7 +102,7 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
       continue;
     }
     const field = def.fields[key];
-    entity[key] = field && JSON_TYPES.has(field.type) && value !== null && value !== undefined ? JSON.stringify(value) : value;
+    entity[key] = field && JSON_VALUE_TYPES.has(field.type) && value !== null && value !== undefined ? JSON.stringify(value) : value;
   }
   return entity;
 }
@@ -140,7 +140,7 @@ export function fromEntity(body: unknown, def: ObjectDefinition, view: ObjectDef
       throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: key }]);
     }
     const field = view.fields[key];
-    if (field && JSON_TYPES.has(field.type) && typeof value === 'string') {
+    if (field && JSON_VALUE_TYPES.has(field.type) && typeof value === 'string') {
       try {
         data[key] = JSON.parse(value);
       } catch {

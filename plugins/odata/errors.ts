@@ -5,7 +5,7 @@
  * what other protocols say (validation `fields`, permission `required_permission` and
  * `user_roles`, `retry_after`) is still there. Pure: no HTTP.
  */
-import { ObjectQLError, toHttpError, type ErrorBody } from '../../kernel';
+import { isPlainObject, ObjectQLError, toHttpError, type ErrorBody } from '../../kernel';
 
 export interface ODataErrorDetail {
   code: string;
@@ -60,10 +60,6 @@ function odataDetails(error: ObjectQLError): ODataErrorDetail[] {
 
 function detail(code: string, message: string, target: unknown): ODataErrorDetail {
   return target === undefined || target === null ? { code, message } : { code, message, target: String(target) };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -6,7 +6,7 @@
  * property `<field>_nav` (a `_` more while that name is taken) to expand. Views are computed once
  * per object and per set of readable fields (the engine caches those per role set). Pure.
  */
-import type { FieldDefinition, FieldType, ObjectDefinition, User } from '../../kernel';
+import type { FieldDefinition, ObjectDefinition, User } from '../../kernel';
 import type { ODataQueryTarget } from './query';
 
 export interface Relation {
@@ -32,9 +32,6 @@ export interface ModelSource {
   object(name: string): ObjectDefinition | undefined;
   access(object: string, user: User | undefined): ObjectAccess;
 }
-
-/** Field types whose values are JSON (attachments, objects, any JSON): Edm.String holding JSON text in OData. */
-export const JSON_TYPES: ReadonlySet<FieldType> = new Set(['file', 'image', 'object', 'json']);
 
 export const NAV_SUFFIX = '_nav';
 

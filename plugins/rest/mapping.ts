@@ -2,7 +2,7 @@
  * REST routes → engine operations and back: the spec's REST table, its body checks and response
  * shapes. No HTTP here; index.ts binds it to routes and query.ts reads query strings.
  */
-import { ObjectQLError, type DataEngine, type DataRecord, type RequestContext } from '../../kernel';
+import { isPlainObject, ObjectQLError, type DataEngine, type DataRecord, type RequestContext } from '../../kernel';
 import { assertNoQuery, parseListQuery, parseRecordQuery, type QueryPairs } from './query';
 
 export const REST_ROUTES = ['list', 'get', 'create', 'update', 'delete', 'bulkUpdate', 'bulkDelete'] as const;
@@ -91,10 +91,6 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
 
 function ok(body: Record<string, unknown>): RestResponse {
   return { status: 200, body };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function requiredId(id: string | undefined): string {

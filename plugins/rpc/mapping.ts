@@ -2,7 +2,7 @@
  * JSON-RPC → engine operations and back: request checking, the op table of the spec and the
  * current (unwrapped) response shapes. No HTTP here; index.ts binds it to a route.
  */
-import { ObjectQLError, assertSpecExpand, type DataEngine, type RequestContext, type User } from '../../kernel';
+import { isPlainObject, ObjectQLError, assertSpecExpand, type DataEngine, type RequestContext, type User } from '../../kernel';
 
 export const RPC_OPS = [
   'find',
@@ -130,10 +130,6 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
       return { ...(await repo.deleteMany(a.filters)), ...type };
     }
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Arguments are never silently ignored, and no engine-internal option (such as a raw `filter` tree) passes. */

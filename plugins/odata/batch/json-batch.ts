@@ -5,6 +5,7 @@
  * dependencies did not all succeed is not run and answered 424 Failed Dependency; in a failed
  * atomicity group the failing request carries its error and every other request of it 424.
  */
+import { isPlainObject } from '../../../kernel';
 import { batchError } from './errors';
 import { checkChangeset, METHODS, parseTarget, type BatchPlan, type PlannedRequest, type PlanItem } from './plan';
 import { FAILED_DEPENDENCY, type Outcome } from './run';
@@ -13,12 +14,8 @@ import type { ODataResponse } from './types';
 
 const REQUEST_KEYS = new Set(['id', 'method', 'url', 'atomicityGroup', 'dependsOn', 'if', 'headers', 'body']);
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return Boolean(v) && typeof v === 'object' && !Array.isArray(v);
-}
-
 export function readJsonBatch(value: unknown, basePath: string, maxParts: number): BatchPlan {
-  if (!isObject(value) || !Array.isArray(value.requests)) throw batchError("a JSON batch is an object with a 'requests' array");
+  if (!isPlainObject(value) || !Array.isArray(value.requests)) throw batchError("a JSON batch is an object with a 'requests' array");
   for (const key of Object.keys(value)) if (key !== 'requests' && !key.startsWith('@')) throw batchError(`unknown member '${key}'`);
   const list = value.requests;
   if (list.length > maxParts) throw batchError(`more than ${maxParts} requests in one batch`);
@@ -37,7 +34,7 @@ export function readJsonBatch(value: unknown, basePath: string, maxParts: number
         throw batchError(`dependsOn '${dep}' names no preceding request or atomicity group`, `${where}.dependsOn`);
       if (dep === id) throw batchError('a request cannot depend on itself', `${where}.dependsOn`);
     }
-    const group = isObject(raw) ? raw.atomicityGroup : undefined;
+    const group = isPlainObject(raw) ? raw.atomicityGroup : undefined;
     if (group !== undefined && (typeof group !== 'string' || !group))
       throw batchError('atomicityGroup must be a non-empty string', `${where}.atomicityGroup`);
     if (group === undefined) {
@@ -65,7 +62,7 @@ export function readJsonBatch(value: unknown, basePath: string, maxParts: number
 }
 
 function readRequest(raw: unknown, where: string, basePath: string): PlannedRequest {
-  if (!isObject(raw)) throw batchError('a request must be an object', where);
+  if (!isPlainObject(raw)) throw batchError('a request must be an object', where);
   for (const key of Object.keys(raw))
     if (!REQUEST_KEYS.has(key) && !key.startsWith('@')) throw batchError(`unknown member '${key}'`, where);
   const { id, method, url, dependsOn = [], headers = {}, body } = raw;
@@ -75,7 +72,7 @@ function readRequest(raw: unknown, where: string, basePath: string): PlannedRequ
   if (typeof url !== 'string' || !url) throw batchError("'url' must be a non-empty string", `${where}.url`);
   if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === 'string'))
     throw batchError("'dependsOn' must be an array of strings", `${where}.dependsOn`);
-  if (!isObject(headers) || !Object.values(headers).every((v) => typeof v === 'string'))
+  if (!isPlainObject(headers) || !Object.values(headers).every((v) => typeof v === 'string'))
     throw batchError("'headers' must be an object of strings", `${where}.headers`);
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

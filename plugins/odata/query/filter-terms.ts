@@ -11,7 +11,7 @@
  * functions, are exact when the literal is already in that case (a case-insensitive match of it)
  * and match nothing otherwise (`tolower(name) eq 'Ab'` can never hold).
  */
-import type { FieldDefinition, Filter, Operator } from '../../../kernel';
+import { NUMERIC_TYPES, TEXTUAL_TYPES, type FieldDefinition, type Filter, type Operator } from '../../../kernel';
 import { propertyError, syntaxError, type Source } from './errors';
 import type { Token } from './lexer';
 
@@ -43,13 +43,9 @@ const FLIPPED: Record<Comparison, Comparison> = { eq: 'eq', ne: 'ne', gt: 'lt', 
 /** A filter matching no record. */
 export const NOTHING: Filter = { or: [] };
 
-const NUMERIC = new Set(['number', 'currency', 'percent', 'auto_number']);
-/** Field types holding text: what length(), tolower() and toupper() apply to. */
-const TEXTUAL = new Set(['text', 'textarea', 'email', 'url', 'phone', 'select', 'lookup', 'master_detail', 'formula']);
-
 /** The literal kinds a property of this type can be compared with, and how messages name the type. */
 function accepted(field: FieldDefinition): { types: LiteralType[]; name: string } {
-  if (NUMERIC.has(field.type)) return { types: ['number'], name: 'a number' };
+  if (NUMERIC_TYPES.has(field.type)) return { types: ['number'], name: 'a number' };
   switch (field.type) {
     case 'boolean':
       return { types: ['boolean'], name: 'a boolean' };
@@ -93,7 +89,7 @@ export function describeOperand(o: Operand): string {
 
 /** Checks that a function may apply to a property. */
 export function checkFunctionArgument(src: Source, fn: OperandFunction, property: PropertyOperand): void {
-  if (!TEXTUAL.has(property.field.type)) {
+  if (!TEXTUAL_TYPES.has(property.field.type)) {
     throw propertyError(src, property.name, `${fn}() applies to text properties; '${property.name}' is not one`, property.pos);
   }
 }
