@@ -5,7 +5,8 @@ import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
 import { DatasourceManager } from './datasources';
 import { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub } from './pubsub';
 import type { DriverFactory } from './drivers';
-import { DataEngine } from './engine/engine';
+import { Engine } from './engine/engine';
+import type { DataEngine } from './engine/types';
 import { createHooks, type KernelHooks } from './hooks';
 import { HttpHost } from './http/host';
 import { createLogger, type DestinationStream, type Logger } from './logger';
@@ -144,7 +145,7 @@ export class Kernel {
       this.provide('registry', registry);
       const datasources = this.resolve('datasources');
       await datasources.open(this.config.datasources, registry.objects());
-      const engine = new DataEngine({ registry, datasources, hooks: this.hooks, config: this.config, logger: this.logger });
+      const engine = new Engine({ registry, datasources, hooks: this.hooks, config: this.config, logger: this.logger });
       this.provide('engine', engine);
       tapMetadataHooks(this.hooks, registry);
       const pubsub = this.resolve('pubsub');

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Mutex, ObjectQLError, compileFilter } from '../../kernel';
+import { Mutex } from 'async-mutex';
+import { ObjectQLError, compileFilter } from '../../kernel';
 import type { Datasource, DbRecord, DriverCapabilities, Transaction, ObjectDefinition, AggregateQuery, Filter, Query } from '../../kernel';
 import { aggregateRows } from './aggregate';
 import { checkUnique, conflict, uniqueKeys } from './constraints';
@@ -97,7 +98,7 @@ export class MemoryDatasource implements Datasource {
         `Nested transactions are not supported on datasource '${this.name}'; pass the open transaction instead`,
       );
     }
-    const release = await this.mutex.lock();
+    const release = await this.mutex.acquire();
     const tx = new MemoryTransaction(this.name, this);
     try {
       const result = await this.currentTx.run(tx, () => fn(tx));

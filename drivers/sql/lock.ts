@@ -1,4 +1,4 @@
-import { Mutex } from '../../kernel';
+import { Mutex } from 'async-mutex';
 
 export { Mutex };
 

@@ -199,7 +199,7 @@ export class SqlDatasource implements Datasource {
             `A write on '${info.object}' outside the open transaction of datasource '${this.name}' would wait for that transaction; pass the transaction`,
           );
         }
-        return await lock.run(() => fn(db));
+        return await lock.runExclusive(() => fn(db));
       } catch (err) {
         if (!write && !tx && attempt < READ_RETRIES && this.dialect.connectionLost(err)) {
           this.logger.warn({ err, datasource: this.name, object: info.object, operation }, 'sql: connection lost; retrying the read');
@@ -221,7 +221,7 @@ export class SqlDatasource implements Datasource {
   /** Runs fn holding the dialect's write lock, when it has one. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const lock = this.dialect.writeLock();
-    return lock ? lock.run(fn) : fn();
+    return lock ? lock.runExclusive(fn) : fn();
   }
 
   private useTx(tx: Transaction): Knex.Transaction {

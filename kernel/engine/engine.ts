@@ -11,7 +11,7 @@ import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 import { ObjectPermissions } from './permissions';
 import { ObjectRepository } from './repository';
 import { TransactionScope } from './transaction';
-import type { DataApi, Repository } from './types';
+import type { DataApi, DataEngine, Limits, Repository } from './types';
 import { UnitOfWork } from './unit-of-work';
 
 /** Per-object structures computed once at start-up. */
@@ -35,8 +35,8 @@ export interface EngineDeps {
   logger: Logger;
 }
 
-/** The only road to data: every protocol and every hook goes through `repo()`. */
-export class DataEngine {
+/** The only road to data: every protocol and every hook goes through `repo()`. The kernel's face exports its interface, DataEngine. */
+export class Engine implements DataEngine {
   private readonly compiled = new Map<string, CompiledObject>();
   /** The engine.transaction() whose function is running in the current async context, if any. */
   private readonly ambient = new AsyncLocalStorage<TransactionScope>();
@@ -63,7 +63,7 @@ export class DataEngine {
     }
   }
 
-  get limits(): ResolvedConfig['limits'] {
+  get limits(): Limits {
     return this.deps.config.limits;
   }
 

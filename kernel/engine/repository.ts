@@ -11,7 +11,7 @@ import { andFilters } from '../query/ast';
 import { parseFilter } from '../query/parse-filter';
 import { runAction } from './actions';
 import { createMany, deleteMany, updateMany } from './bulk';
-import type { CompiledObject, DataEngine } from './engine';
+import type { CompiledObject, Engine } from './engine';
 import { checkExpand, expandRecords, type CheckedExpand } from './expand';
 import { checkAggregate } from './aggregate-check';
 import { runDataHooks } from './hook-runner';
@@ -29,8 +29,11 @@ import type {
   HookContext,
   Operation,
   Repository,
+  Visibility,
+  CallerPermissions,
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
+import { evaluateFilter } from '../query/evaluate';
 import { createRecord, deleteRecord, updateRecord } from './write-path';
 
 export interface CheckedQuery {
@@ -53,7 +56,7 @@ interface InternalFind {
 
 export class ObjectRepository implements Repository {
   constructor(
-    readonly engine: DataEngine,
+    readonly engine: Engine,
     readonly compiled: CompiledObject,
     readonly request: RequestContext,
     readonly unit: UnitOfWork,
@@ -242,13 +245,36 @@ export class ObjectRepository implements Repository {
   }
 
   /** Only what the caller may read, and only the fields asked for. */
-  mask(record: DataRecord, access: Access, fields?: string[]): DataRecord {
+  mask(record: DataRecord, access: Access, fields?: readonly string[]): DataRecord {
     const out: DataRecord = {};
     const keep = fields ? ['id', ...fields] : Object.keys(this.compiled.def.fields);
     for (const key of keep) {
       if (access.readable.has(key)) out[key] = record[key] ?? null;
     }
     return out;
+  }
+
+  // ---- what the caller may see and do --------------------------------------------------------
+
+  visibility(): Visibility {
+    const access = this.access;
+    if (!access.allowed.read) return NOTHING_VISIBLE;
+    const mask = (record: DataRecord, fields?: readonly string[]) => this.mask(record, access, fields);
+    return {
+      canRead: true,
+      readable: access.readable,
+      matches: (record, filters) => {
+        if (!evaluateFilter(this.scopeFilter(access, 'read'), record)) return false;
+        const parsed = filters === undefined || filters === null ? undefined : this.parseFilters(filters);
+        return !parsed || evaluateFilter(checkFilter(parsed, this.env(access)), mask(record));
+      },
+      mask,
+    };
+  }
+
+  permissions(): CallerPermissions {
+    const { allowed, readable, editable } = this.access;
+    return { canRead: allowed.read, canCreate: allowed.create, canEdit: allowed.edit, canDelete: allowed.delete, readable, editable };
   }
 
   // ---- writes (see write-path.ts and bulk.ts) -------------------------------------------------
@@ -275,6 +301,13 @@ export class ObjectRepository implements Repository {
     return runAction(this, name, request);
   }
 }
+
+const NOTHING_VISIBLE: Visibility = Object.freeze({
+  canRead: false,
+  readable: new Set<string>(),
+  matches: () => false,
+  mask: () => ({}),
+});
 
 function pageMeta(total: number, skip: number, top: number, seen: number) {
   const size = top === Number.MAX_SAFE_INTEGER ? Math.max(total, 0) : top;

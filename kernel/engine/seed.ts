@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { MetadataRegistry } from '../metadata/registry';
-import type { DataEngine } from './engine';
+import type { Engine } from './engine';
 
 /**
  * Loads `<object>.data.yml` records into objects whose storage is empty, once. Objects are seeded
  * so that referenced objects come first; records go through the engine (validation, defaults,
  * hooks) as the system.
  */
-export async function seedInitialData(engine: DataEngine, registry: MetadataRegistry, logger: Logger): Promise<void> {
+export async function seedInitialData(engine: Engine, registry: MetadataRegistry, logger: Logger): Promise<void> {
   const order = referenceOrder(registry);
   for (const name of order) {
     const records = registry.initialData(name);

@@ -12,7 +12,7 @@
 import type { RequestContext } from '../context';
 import type { Datasource, Transaction } from '../drivers';
 import { ObjectQLError } from '../errors';
-import type { DataEngine } from './engine';
+import type { Engine } from './engine';
 import type { RecordChange } from './types';
 import { announceChanges, UnitOfWork } from './unit-of-work';
 
@@ -39,7 +39,7 @@ export class TransactionScope {
   private failure: { error: unknown } | undefined;
 
   constructor(
-    private readonly engine: DataEngine,
+    private readonly engine: Engine,
     private readonly request: RequestContext,
   ) {
     this.unit = new UnitOfWork(this.open, this.changes, this);

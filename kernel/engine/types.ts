@@ -1,3 +1,4 @@
+import type { ResolvedConfig } from '../config/schema';
 import type { User, RequestContext } from '../context';
 import type { AggregateSpec, Filter, SortKey } from '../query/ast';
 import type { HookEvent } from '../metadata/types';
@@ -73,6 +74,39 @@ export interface ActionRequest {
   input?: Record<string, unknown>;
 }
 
+/**
+ * What one caller may see of one object's records (`repo.visibility()`): for whoever has a record
+ * in hand that it did not read as that caller — a change event, a deleted record, a file's holder —
+ * and must decide what that caller may be shown of it, by the same rules as a query.
+ */
+export interface Visibility {
+  /** Whether the caller may read records of this object at all. */
+  readonly canRead: boolean;
+  /** The fields the caller may read (and filter, sort and group by); empty when it may not read. */
+  readonly readable: ReadonlySet<string>;
+  /**
+   * Whether the record, as stored, is within the caller's read scope (record_filters, special
+   * values resolved for this caller) and, when `filters` (the spec's filter, array or map form) is
+   * given, matches it as the caller sees the record. `filters` is checked as a query's: an unknown
+   * or hidden field is INVALID_REQUEST. Always false when the caller may not read.
+   */
+  matches(record: DataRecord, filters?: unknown): boolean;
+  /** The record with only the fields the caller may read (of `fields` when given; `id` always). */
+  mask(record: DataRecord, fields?: readonly string[]): DataRecord;
+}
+
+/** What one caller may do with one object (`repo.permissions()`), as the engine enforces it. */
+export interface CallerPermissions {
+  canRead: boolean;
+  canCreate: boolean;
+  canEdit: boolean;
+  canDelete: boolean;
+  /** Fields the caller may read. */
+  readable: ReadonlySet<string>;
+  /** Fields the caller may write on create and update (never system, read-only or computed fields). */
+  editable: ReadonlySet<string>;
+}
+
 /** One object, seen by one caller. Every protocol and every hook reaches data through this. */
 export interface Repository {
   find(options?: FindOptions): Promise<FindResult>;
@@ -88,6 +122,31 @@ export interface Repository {
   deleteMany(filters: unknown): Promise<BulkCountResult>;
   aggregate(options: FindOptions): Promise<DataRecord[]>;
   action(name: string, request?: ActionRequest): Promise<unknown>;
+  /** What the caller may see of records it holds without having read them (see Visibility). */
+  visibility(): Visibility;
+  /** What the caller may do with this object. */
+  permissions(): CallerPermissions;
+}
+
+/** The kernel's limits on what one request may ask (config `limits`). */
+export type Limits = ResolvedConfig['limits'];
+
+/** The data engine (`kernel.engine`): the only road to data, for every protocol and every hook. */
+export interface DataEngine {
+  readonly limits: Limits;
+  /** Whether an object of this name is defined. */
+  has(object: string): boolean;
+  /**
+   * One object as seen by one caller; an unknown object is NOT_FOUND. Inside the function of an
+   * `engine.transaction()`, the repository joins that transaction.
+   */
+  repo(object: string, request?: RequestContext): Repository;
+  /**
+   * Runs `fn` as one unit of work: every write through `api.repo(x)` (and by the hooks and actions
+   * it triggers) commits when `fn` resolves and rolls back when it throws; `recordChanged` fires
+   * after the commit only. See docs/plugins.md, "Several writes in one transaction".
+   */
+  transaction<T>(request: RequestContext, fn: (api: DataApi) => Promise<T>): Promise<T>;
 }
 
 /** What hooks and actions get to reach other objects as the same caller, inside the same transaction. */

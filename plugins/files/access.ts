@@ -4,7 +4,7 @@
  * record is its uploader's (and admins'); once attached, it is readable by whoever may read a
  * record holding it, field included, through the engine (record filters, hidden fields).
  */
-import { ObjectQLError, type CompiledObject, type RequestContext } from '../../kernel';
+import { ObjectQLError, type CallerPermissions, type RequestContext } from '../../kernel';
 import { fileIdsOf } from './attachments';
 import { parseRef, type FileRecord } from './file-records';
 import { isAdmin, type FilesRuntime } from './runtime';
@@ -13,11 +13,9 @@ export function accessDenied(message: string, details?: Record<string, unknown>)
   return new ObjectQLError('FILE_ACCESS_DENIED', message, details);
 }
 
-type Access = ReturnType<CompiledObject['permissions']['access']>;
-
-/** Throws FILE_ACCESS_DENIED unless the caller (whose access to `object` this is) may write its `field`. */
-export function assertMayUpload(access: Access, object: string, field: string): void {
-  const mayWrite = (access.allowed.create || access.allowed.edit) && access.editable.has(field) && access.readable.has(field);
+/** Throws FILE_ACCESS_DENIED unless the caller (whose permissions on `object` these are) may write its `field`. */
+export function assertMayUpload(permissions: CallerPermissions, object: string, field: string): void {
+  const mayWrite = (permissions.canCreate || permissions.canEdit) && permissions.editable.has(field) && permissions.readable.has(field);
   if (!mayWrite) throw accessDenied(`Not allowed to upload files for '${object}.${field}'`, { object, field });
 }
 

@@ -14,7 +14,7 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
   // The kernel's own writes (seed data, cascades) are trusted.
   if (!ctx.data || ctx.request.system) return;
   const data = ctx.data;
-  for (const field of attachmentFields(rt.kernel.engine.object(ctx.object).def)) {
+  for (const field of attachmentFields(rt.kernel.registry.object(ctx.object)!)) {
     const value = data[field.name];
     if (value == null) continue;
     const held = fileIdsOf(ctx.previous?.[field.name], rt.storage);

@@ -7,7 +7,7 @@
  * deletes anything.
  */
 import type { RecordChange } from '../../kernel';
-import { Mutex } from '../../kernel';
+import { Mutex } from 'async-mutex';
 import { attachmentFields, fileIdsOf } from './attachments';
 import { refKey, type FileRecord } from './file-records';
 import type { FilesRuntime } from './runtime';
@@ -21,9 +21,9 @@ export class OrphanCleanup {
   constructor(private readonly rt: FilesRuntime) {}
 
   async onChange(change: RecordChange): Promise<void> {
-    const { engine } = this.rt.kernel;
-    if (!engine.has(change.object)) return;
-    for (const field of attachmentFields(engine.object(change.object).def)) {
+    const def = this.rt.kernel.registry.object(change.object);
+    if (!def) return;
+    for (const field of attachmentFields(def)) {
       const before = fileIdsOf(change.type === 'created' ? undefined : change.previous?.[field.name], this.rt.storage);
       const after = fileIdsOf(change.type === 'deleted' ? undefined : change.record[field.name], this.rt.storage);
       const key = refKey({ object: change.object, id: change.id, field: field.name });
@@ -33,7 +33,7 @@ export class OrphanCleanup {
   }
 
   private updateRefs(id: string, change: (refs: Set<string>) => void): Promise<void> {
-    return this.lock.run(async () => {
+    return this.lock.runExclusive(async () => {
       const record = await this.rt.records.get(id);
       if (!record) return;
       const refs = new Set(record.refs);
@@ -56,7 +56,7 @@ export class OrphanCleanup {
     let removed = 0;
     for await (const record of this.rt.records.all()) {
       if (record.refs.length > 0 || now - Date.parse(record.uploaded_at) < ttlMs) continue;
-      await this.lock.run(async () => {
+      await this.lock.runExclusive(async () => {
         const fresh = await this.rt.records.get(record.id);
         if (fresh && fresh.refs.length === 0) {
           await this.remove(fresh, 'never attached to a record');

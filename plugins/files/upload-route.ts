@@ -36,7 +36,7 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
       );
       throw err;
     }
-    const fieldType = form.object ? rt.kernel.engine.object(form.object).def.fields[form.field!]?.type : undefined;
+    const fieldType = form.object ? rt.kernel.registry.object(form.object)?.fields[form.field!]?.type : undefined;
     const out = records.map((r) => toAttachment(r, rt.storage, rt.apiBase, fieldType));
     res.status(200).json({ data: batch ? out : out[0] });
   } catch (err) {
@@ -56,10 +56,10 @@ async function rulesFor(
   const maxBytes = rt.settings.maxFileSize;
   if (object === undefined && field === undefined) return { maxBytes };
   if (!object || !field) throw new ObjectQLError('INVALID_REQUEST', 'Parts object and field go together: give both or neither');
-  const compiled = rt.kernel.engine.has(object) ? rt.kernel.engine.object(object) : undefined;
-  const access = compiled?.permissions.access(ctx.user, ctx.system);
+  const def = rt.kernel.registry.object(object);
+  const permissions = def && rt.kernel.engine.repo(object, ctx).permissions();
   // A field hidden from the caller reads as one that does not exist, as everywhere else.
-  const f = access?.allowed.read && !access.readable.has(field) ? undefined : compiled?.def.fields[field];
+  const f = permissions?.canRead && !permissions.readable.has(field) ? undefined : def?.fields[field];
   if (!f || (f.type !== 'file' && f.type !== 'image')) {
     throw new ObjectQLError('FILE_VALIDATION_ERROR', `'${object}.${field}' is not a file or image field`, {
       file: null,
@@ -68,6 +68,6 @@ async function rulesFor(
       field,
     });
   }
-  assertMayUpload(access!, object, field);
+  assertMayUpload(permissions!, object, field);
   return { field: f, maxBytes };
 }

@@ -24,14 +24,15 @@ export default definePlugin(() => {
 
   /** The caller as the mapping sees it: identity from the kernel, readable fields from the engine's permissions. */
   function viewerOf(req: Request): Viewer {
-    const user = kernel.http.context(req).user;
+    const ctx = kernel.http.context(req);
+    const user = ctx.user;
     const adminRoles = kernel.config.security.adminRoles;
     return {
       user,
       admin: !isAnonymous(user) && (user?.roles ?? []).some((r) => adminRoles.includes(r)),
       readable(def: ObjectDefinition) {
-        const access = kernel.engine.object(def.name).permissions.access(user);
-        return access.allowed.read ? access.readable : undefined;
+        const visibility = kernel.engine.repo(def.name, ctx).visibility();
+        return visibility.canRead ? visibility.readable : undefined;
       },
     };
   }

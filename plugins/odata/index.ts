@@ -65,6 +65,7 @@ export default definePlugin((options: ODataOptions = {}) => {
       ctx,
       dispatcher: service,
       engine: kernel.engine,
+      logger: kernel.logger,
       basePath: base,
       limits: { maxParts: DEFAULT_MAX_PARTS, maxBytes },
       headers: req.headers,

@@ -82,8 +82,8 @@ export class ODataService {
       objects: () => kernel.registry.objects(),
       object: (name) => kernel.registry.object(name),
       access(object, user) {
-        const access = kernel.engine.object(object).permissions.access(user);
-        return { read: access.allowed.read, edit: access.allowed.edit, delete: access.allowed.delete, readable: access.readable };
+        const p = kernel.engine.repo(object, { user }).permissions();
+        return { read: p.canRead, edit: p.canEdit, delete: p.canDelete, readable: p.readable };
       },
     };
     this.model = new ODataModel(source);

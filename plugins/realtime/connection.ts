@@ -5,18 +5,7 @@
  * its events in a consistent order.
  */
 import type { WebSocket, RawData } from 'ws';
-import {
-  isAnonymous,
-  ObjectQLError,
-  parseFilter,
-  toObjectQLError,
-  type DataEngine,
-  type DataRecord,
-  type Filter,
-  type RecordChange,
-  type User,
-} from '../../kernel';
-import { matches } from './filters';
+import { ObjectQLError, parseFilter, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
 import type { RealtimeSettings } from './options';
 
 type Logger = import('pino').Logger;
@@ -24,10 +13,8 @@ type Logger = import('pino').Logger;
 export interface Subscription {
   id: string;
   object: string;
-  /** As the client sent it (the engine re-checks it on every read). */
+  /** As the client sent it (the engine checks it on every read and for every deleted record). */
   filters?: unknown;
-  /** Parsed once, for deletes (evaluated in memory). */
-  parsed?: Filter;
 }
 
 export interface ConnectionDeps {
@@ -171,7 +158,7 @@ export class RealtimeConnection {
     const parsed = parseFilter(filters, { maxDepth: maxFilterDepth, maxConditions: maxFilterConditions });
     // The engine checks the rest as for any query of this caller: read permission, unknown or hidden fields, value types.
     await engine.repo(object, { user: this.user }).count({ filters: parsed ? filters : undefined });
-    this.subscriptions.set(subId, { id: subId, object, filters: parsed ? filters : undefined, parsed });
+    this.subscriptions.set(subId, { id: subId, object, filters: parsed ? filters : undefined });
     this.send({ type: 'ack', id: subId, object });
   }
 
@@ -220,17 +207,9 @@ export class RealtimeConnection {
    * be inside its read scope and match the filter; it gets the fields it may read.
    */
   private deletedAsSeen(change: RecordChange, sub: Subscription): DataRecord | null {
-    const compiled = this.deps.engine().object(change.object);
-    const access = compiled.permissions.access(this.user);
-    if (!access.allowed.read) return null;
-    const before = change.record ?? { id: change.id };
-    const user = isAnonymous(this.user) ? undefined : this.user;
-    if (!matches(access.scopes.read, before, user)) return null;
-    const visible: DataRecord = {};
-    for (const [k, v] of Object.entries(before)) if (access.readable.has(k)) visible[k] = v;
-    visible.id = change.id;
-    if (!matches(sub.parsed, visible, user)) return null;
-    return visible;
+    const visibility = this.deps.engine().repo(change.object, { user: this.user }).visibility();
+    const before = { ...change.record, id: change.id };
+    return visibility.matches(before, sub.filters) ? visibility.mask(before) : null;
   }
 
   close(code: number, reason: string): void {

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { Agent, request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
-import type { DatasourceConfig, DbRecord, Kernel } from '../../kernel';
+import type { Datasource, DatasourceConfig, DbRecord, Kernel } from '../../kernel';
 import { SAMPLE_METADATA, startServer, type TestServer } from '../helpers/server';
 import { credentials, identityServer } from './credentials';
 import { filesApi, lostFiles } from './files';
@@ -145,11 +145,16 @@ export class MatrixServer {
     return new Map(items.map((r) => [r.id as string, JSON.parse(JSON.stringify(r)) as Rec]));
   }
 
+  /** The datasource an object's records live in, for reading and writing them without the engine. */
+  private datasource(object: string): Datasource {
+    return this.kernel.resolve('datasources').get(this.kernel.registry.object(object)!.datasource);
+  }
+
   /** Every stored record of every object, straight from the datasources. */
   async capture(): Promise<Snapshot> {
     const out: Snapshot = new Map();
     for (const def of this.kernel.registry.objects()) {
-      const rows = await this.kernel.engine.object(def.name).datasource.find(def.name, {});
+      const rows = await this.datasource(def.name).find(def.name, {});
       out.set(
         def.name,
         rows.sort((a, b) => String(a.id).localeCompare(String(b.id))),
@@ -175,7 +180,7 @@ export class MatrixServer {
     const now = await this.capture();
     const lost = lostFiles(baseline.get(FILE_OBJECT) ?? [], now.get(FILE_OBJECT) ?? []);
     for (const [object, rows] of baseline) {
-      const ds = this.kernel.engine.object(object).datasource;
+      const ds = this.datasource(object);
       const current = new Map((now.get(object) ?? []).map((r) => [r.id as string, r]));
       const wanted = new Set(rows.map((r) => r.id as string));
       for (const id of current.keys()) if (!wanted.has(id)) await ds.delete(object, id);

@@ -8,10 +8,10 @@
  *   permissions and afterFind hooks all apply, and `where` is matched on the record as the
  *   subscriber sees it. Nothing found: nothing sent.
  * - deleted: the record is gone, so it cannot be read back. The change carries it as it was; the
- *   subscriber's repository decides: read permission on the object, the record scope
- *   (record_filters with $current_user etc. resolved by the engine) evaluated on that record, then
- *   `where` on the fields the subscriber may read, and only those fields among the selected ones
- *   are sent.
+ *   subscriber's repository decides (`repo.visibility()`): read permission on the object, the
+ *   record scope (record_filters with $current_user etc. resolved by the engine) evaluated on that
+ *   record, then `where` on the fields the subscriber may read, and only those fields among the
+ *   selected ones are sent.
  *
  * `where` is checked when the subscription starts: the same find a query would run (top 0), so an
  * unknown field, a field the subscriber may not read or an object they may not read is an error
@@ -19,11 +19,8 @@
  */
 import {
   RECORD_CHANGED_CHANNEL,
-  evaluateFilter,
-  parseFilter,
   type DataEngine,
   type DataRecord,
-  type Filter,
   type Kernel,
   type PubSub,
   type RecordChangedMessage,
@@ -31,22 +28,6 @@ import {
 } from '../../../kernel';
 import type { EventKind } from './sdl';
 import { EventStream } from './stream';
-
-/**
- * What the deleted path uses of the repository `engine.repo()` returns (public members of the
- * kernel's ObjectRepository beyond the Repository interface). Missing: deleted events are not
- * delivered (fail closed).
- */
-interface ReadView {
-  access: { allowed: { read: boolean }; readable: ReadonlySet<string> };
-  scopeFilter(access: ReadView['access'], op?: 'read'): Filter | undefined;
-  mask(record: DataRecord, access: ReadView['access'], fields?: string[]): DataRecord;
-}
-
-function readView(repo: unknown): ReadView | undefined {
-  const r = repo as Partial<ReadView> | undefined;
-  return r && typeof r.scopeFilter === 'function' && typeof r.mask === 'function' && r.access ? (r as ReadView) : undefined;
-}
 
 export interface OpenRequest {
   object: string;
@@ -102,7 +83,6 @@ export class RecordFeed {
     const where = whereMap(req.where);
     // Throws what a query would: object not readable, unknown or hidden field in where or selection.
     await engine.repo(req.object, req.request).find({ fields: req.fields, ...(where ? { filters: where } : {}), top: 0 });
-    const whereFilter = where ? parseFilter(where) : undefined;
     const log = req.request.logger ?? this.kernel.logger;
 
     const toPayload = async (change: RecordChangedMessage): Promise<DataRecord | undefined> => {
@@ -115,14 +95,11 @@ export class RecordFeed {
         });
         return record ?? undefined;
       }
-      const view = readView(repo);
       const previous = change.record;
-      if (!view || !previous || typeof previous !== 'object') return undefined;
-      const access = view.access;
-      if (!access.allowed.read) return undefined;
-      if (!evaluateFilter(view.scopeFilter(access, 'read'), previous)) return undefined;
-      if (whereFilter && !evaluateFilter(whereFilter, view.mask(previous, access))) return undefined;
-      return view.mask({ ...previous, id: change.id }, access, req.fields);
+      if (!previous || typeof previous !== 'object') return undefined;
+      const visibility = repo.visibility();
+      const record = { ...previous, id: change.id };
+      return visibility.matches(record, where) ? visibility.mask(record, req.fields) : undefined;
     };
 
     const entry: Entry = {

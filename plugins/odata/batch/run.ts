@@ -50,7 +50,7 @@ interface Run {
 }
 
 export async function runPlan(plan: BatchPlan, input: BatchInput, continueOnError: boolean): Promise<Outcome[]> {
-  const run: Run = { input, logger: input.ctx.logger ?? input.engine.deps.logger, results: new Map(), groups: new Map() };
+  const run: Run = { input, logger: input.ctx.logger ?? input.logger, results: new Map(), groups: new Map() };
   const outcomes: Outcome[] = [];
   let stopped = false;
   for (const item of plan.items) {

@@ -1,5 +1,5 @@
 /** The contract between the batch executor and the OData service (../service.ts). */
-import type { DataEngine, RequestContext } from '../../../kernel';
+import type { DataEngine, Logger, RequestContext } from '../../../kernel';
 import type { ODataEngine, ODataRequest, ODataResponse } from '../service';
 
 export type { ODataRequest, ODataResponse };
@@ -24,6 +24,8 @@ export interface BatchInput {
   ctx: RequestContext;
   dispatcher: BatchDispatcher;
   engine: DataEngine;
+  /** Where failures are logged when the caller's context has no logger of its own. */
+  logger: Logger;
   /** The service root path, e.g. '/odata' (no trailing slash). */
   basePath: string;
   limits: {

@@ -103,6 +103,7 @@ describe('$batch: executeBatch', () => {
     ctx: CTX,
     dispatcher,
     engine: s.kernel.engine,
+    logger: s.kernel.logger,
     basePath: '/odata',
     limits: { maxParts: 20 },
     ...extra,

@@ -50,6 +50,7 @@ describe('$batch through the OData service', () => {
       ctx: CTX,
       dispatcher: service,
       engine: s.kernel.engine,
+      logger: s.kernel.logger,
       basePath: '/odata',
       limits: { maxParts: 100 },
     });

@@ -37,9 +37,9 @@ for (const [label, datasources] of BACKENDS) {
 
     /** The object as `user` sees it: its readable fields only (what the OData service hands the parser). */
     function view(name: string, user: User): ObjectDefinition {
-      const compiled = server.kernel.engine.object(name);
-      const readable = compiled.permissions.access(user).readable;
-      return { ...compiled.def, fields: Object.fromEntries(Object.entries(compiled.def.fields).filter(([f]) => readable.has(f))) };
+      const def = server.kernel.registry.object(name)!;
+      const readable = server.kernel.engine.repo(name, { user }).visibility().readable;
+      return { ...def, fields: Object.fromEntries(Object.entries(def.fields).filter(([f]) => readable.has(f))) };
     }
     function target(name: string, user: User): ODataQueryTarget {
       return { object: view(name, user), resolve: (other) => (server.kernel.engine.has(other) ? view(other, user) : undefined) };
