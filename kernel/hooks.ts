@@ -7,6 +7,7 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncWaterfallHook } from
 import type { Router } from 'express';
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config/schema';
+import type { AuthRequest } from './http/auth-request';
 import type { User } from './context';
 import type { HookContext, RecordChange } from './engine/types';
 import { isErrorCode } from './errors';
@@ -48,10 +49,12 @@ export function createHooks() {
     stop: new AsyncSeriesHook<[]>([], 'stop'),
 
     /**
-     * Identity: the first tap that returns a user wins; none means anonymous. A tap throws
-     * UNAUTHORIZED for credentials that are present but wrong (or absent where required).
+     * Identity, on every transport (HTTP requests, WebSocket upgrades and credentials sent over a
+     * socket; see http/auth-request.ts): the first tap that returns a user wins; none means
+     * anonymous. A tap throws UNAUTHORIZED for credentials that are present but wrong (or absent
+     * where required).
      */
-    authenticate: new AsyncSeriesBailHook<[Request], User | undefined>(['req'], 'authenticate'),
+    authenticate: new AsyncSeriesBailHook<[AuthRequest], User | undefined>(['request'], 'authenticate'),
     /**
      * Every request to a non-public route, after `authenticate` (whether it succeeded or not:
      * `req.objectql.user` is then undefined) and before the route. A tap may set headers or throw

@@ -6,6 +6,7 @@ export { formatOptionIssues, parsePluginOptions } from './plugin-options';
 export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
 export { HttpHost, sendError, toHttpError, type UpgradeHandler } from './http/host';
+export { upgradeAuthRequest, type AuthRequest } from './http/auth-request';
 export { listenOnOwnPort, type OwnPortServer } from './http/own-port';
 export { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';

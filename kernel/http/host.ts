@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
+import { applyResponseHeaders, httpAuthRequest } from './auth-request';
 import { securityMiddleware, withoutCredentials } from './security';
 
 declare global {
@@ -23,6 +24,16 @@ declare global {
   }
 }
 
+/** A protocol's error response (kernel.http.errorFormat): status and headers default to the error's own. */
+export interface RenderedError {
+  status?: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/** Renders an error in a protocol's own format (OData's, GraphQL's) for the paths it serves. */
+export type ErrorRenderer = (error: ObjectQLError, req: Request) => RenderedError;
+
 /** Takes over a WebSocket upgrade request (e.g. `wss.handleUpgrade`). */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
@@ -38,6 +49,8 @@ export class HttpHost {
   /** Close the sockets of each upgrade owner when the server drains (Node's close() waits for them). */
   private readonly upgradeClosers: Array<() => void | Promise<void>> = [];
   private readonly upgradedSockets = new Set<Duplex>();
+  /** Error formats by path prefix (lower case), longest first. */
+  private errorFormats: Array<{ prefix: string; render: ErrorRenderer }> = [];
 
   constructor(private readonly kernel: Kernel) {}
 
@@ -52,6 +65,44 @@ export class HttpHost {
     if (this.upgrades.has(path)) throw new Error(`A WebSocket handler is already registered for ${path}`);
     this.upgrades.set(path, handler);
     if (closeAll) this.upgradeClosers.push(closeAll);
+  }
+
+  /**
+   * Errors answered for paths under `prefix` (the prefix itself, or below it; matched without
+   * regard to case, as Express routes are) are rendered by `render` instead of the spec's
+   * `{error: {code, message, details?}}` — whoever raised them: a route, the body parser,
+   * authentication or a `request` tap such as the rate limiter. The longest matching prefix wins.
+   * Register in `register` or `start`.
+   */
+  errorFormat(prefix: string, render: ErrorRenderer): void {
+    const key = prefix.replace(/\/+$/, '').toLowerCase();
+    if (this.errorFormats.some((f) => f.prefix === key)) throw new Error(`An error format is already registered for ${prefix}`);
+    this.errorFormats = [...this.errorFormats, { prefix: key, render }].sort((a, b) => b.prefix.length - a.prefix.length);
+  }
+
+  /**
+   * Answers a request with an error: anything thrown becomes the spec's error (unknown errors are
+   * logged and become INTERNAL_ERROR), rendered in the format of the path's protocol, without the
+   * request's own credentials in it; a 401 names the Bearer scheme unless a tap set another.
+   */
+  sendError(req: Request, res: Response, err: unknown): void {
+    const error = toHttpError(err, req);
+    if (error.status >= 500) (req.log ?? this.kernel.logger).error({ err }, error.message);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const rendered = this.formatFor(req)?.(error, req) ?? { body: error.toBody() };
+    // RFC 9110: a 401 names the scheme to authenticate with (an auth plugin may have set a more precise one).
+    if (error.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
+    if (rendered.headers) res.set(rendered.headers);
+    res.status(rendered.status ?? error.status).json(withoutCredentials(rendered.body, req));
+  }
+
+  private formatFor(req: Request): ErrorRenderer | undefined {
+    if (!this.errorFormats.length) return undefined;
+    const path = (req.originalUrl ?? req.url).split('?')[0].toLowerCase();
+    return this.errorFormats.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`) || f.prefix === '')?.render;
   }
 
   get url(): string {
@@ -105,11 +156,13 @@ export class HttpHost {
       let user: User | undefined;
       let failure = bodyErrors.get(req);
       if (failure === undefined) {
+        const request = httpAuthRequest(req);
         try {
-          user = (await hooks.authenticate.promise(req)) ?? undefined;
+          user = (await hooks.authenticate.promise(request)) ?? undefined;
         } catch (err) {
           failure = err;
         }
+        applyResponseHeaders(request, res);
       }
       req.objectql = { user, requestId: String(req.id), logger: req.log };
       try {
@@ -126,7 +179,7 @@ export class HttpHost {
     app.use((req: Request, _res: Response, next: NextFunction) =>
       next(new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${req.path}`)),
     );
-    app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
+    app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => this.sendError(req, res, err));
 
     this.server = createServer(app);
     const server = this.server;

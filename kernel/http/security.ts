@@ -7,7 +7,6 @@ import cors from 'cors';
 import type { Request, RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { ResolvedConfig } from '../config/schema';
-import type { ErrorBody } from '../errors';
 
 type Security = ResolvedConfig['security'];
 
@@ -100,7 +99,7 @@ export function requestCredentials(req: Pick<Request, 'headers'>): string[] {
  * An error body with every credential of the request replaced: whatever a plugin put in a message
  * or in details, a token never comes back in a response (nor, through it, in a proxy's log).
  */
-export function withoutCredentials(body: ErrorBody, req: Pick<Request, 'headers'>): ErrorBody {
+export function withoutCredentials<T>(body: T, req: Pick<Request, 'headers'>): T {
   const secrets = requestCredentials(req);
   if (!secrets.length) return body;
   let json = JSON.stringify(body);
@@ -109,5 +108,5 @@ export function withoutCredentials(body: ErrorBody, req: Pick<Request, 'headers'
     const encoded = JSON.stringify(secret).slice(1, -1);
     json = json.split(encoded).join('[redacted]');
   }
-  return json === before ? body : (JSON.parse(json) as ErrorBody);
+  return json === before ? body : (JSON.parse(json) as T);
 }

@@ -2,11 +2,10 @@
  * The JSON-RPC body `user` (development and tests only, `security.allowBodyUser`): a POST to the
  * JSON-RPC route whose parsed body holds a `user` gives that user, once its shape is checked.
  */
-import type { Request } from 'express';
-import { ObjectQLError, type User } from '../../kernel';
+import { ObjectQLError, type AuthRequest, type User } from '../../kernel';
 
 /** The body user of a JSON-RPC request, undefined when the request carries none. */
-export function bodyUser(req: Request, rpcPath: string): User | undefined {
+export function bodyUser(req: AuthRequest, rpcPath: string): User | undefined {
   if (req.method !== 'POST' || !samePath(req.path, rpcPath)) return undefined;
   const body: unknown = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('user' in body)) return undefined;

@@ -1,5 +1,4 @@
 /** The `session_id` cookie: read from the Cookie header, set and cleared with fixed attributes. */
-import type { Request } from 'express';
 import type { SessionOptions } from './options';
 
 export const SESSION_COOKIE = 'session_id';
@@ -17,16 +16,17 @@ export function readSessionCookie(header: string | undefined): string | undefine
 }
 
 /** `Set-Cookie` for a new session lasting `maxAgeSeconds`. */
-export function sessionCookie(id: string, maxAgeSeconds: number, options: SessionOptions['cookie'], req: Request): string {
-  return `${SESSION_COOKIE}=${id}; ${attributes(options, req)}; Max-Age=${maxAgeSeconds}`;
+export function sessionCookie(id: string, maxAgeSeconds: number, options: SessionOptions['cookie'], secure: boolean): string {
+  return `${SESSION_COOKIE}=${id}; ${attributes(options, secure)}; Max-Age=${maxAgeSeconds}`;
 }
 
 /** `Set-Cookie` that removes the session cookie from the browser. */
-export function clearedSessionCookie(options: SessionOptions['cookie'], req: Request): string {
-  return `${SESSION_COOKIE}=; ${attributes(options, req)}; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
+export function clearedSessionCookie(options: SessionOptions['cookie'], secure: boolean): string {
+  return `${SESSION_COOKIE}=; ${attributes(options, secure)}; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
 }
 
-function attributes(options: SessionOptions['cookie'], req: Request): string {
-  const secure = options.secure === 'auto' ? req.secure : options.secure;
-  return `HttpOnly; SameSite=${options.sameSite === 'strict' ? 'Strict' : 'Lax'}; Path=/${secure ? '; Secure' : ''}`;
+/** `secure`: whether the request came over TLS (what `secure: 'auto'` follows). */
+function attributes(options: SessionOptions['cookie'], secure: boolean): string {
+  const markSecure = options.secure === 'auto' ? secure : options.secure;
+  return `HttpOnly; SameSite=${options.sameSite === 'strict' ? 'Strict' : 'Lax'}; Path=/${markSecure ? '; Secure' : ''}`;
 }

@@ -68,7 +68,9 @@ export default definePlugin((input: AuthOptions = {}) => {
       ]);
       if (service && sessionOptions) {
         k.provide('sessions', service);
-        k.hooks.routes.tapPromise('auth', async (router) => sessionRoutes(router, { options: sessionOptions, service, authenticator }));
+        k.hooks.routes.tapPromise('auth', async (router) =>
+          sessionRoutes(router, { kernel: k, options: sessionOptions, service, authenticator }),
+        );
         k.hooks.openapi.tap('auth', (doc) => addSessionPaths(doc, sessionOptions.path));
       }
     },

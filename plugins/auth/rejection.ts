@@ -3,8 +3,7 @@
  * the reason in general terms, never the credential itself; `WWW-Authenticate` tells the client
  * which scheme to use (RFC 6750).
  */
-import type { Request } from 'express';
-import { ObjectQLError } from '../../kernel';
+import { ObjectQLError, type AuthRequest } from '../../kernel';
 
 export type CredentialForm = 'bearer' | 'apiKey' | 'session';
 
@@ -28,11 +27,11 @@ export class CredentialRejected extends Error {
 export const AUTHENTICATION_REQUIRED = 'Authentication required: send a Bearer token, an X-API-Key header or a session cookie';
 
 /** UNAUTHORIZED with the `WWW-Authenticate` header set on the response that will carry it. */
-export function unauthorized(req: Request, message: string, details?: unknown, invalidToken = false): ObjectQLError {
-  req.res?.setHeader('WWW-Authenticate', invalidToken ? 'Bearer error="invalid_token"' : 'Bearer');
+export function unauthorized(req: AuthRequest, message: string, details?: unknown, invalidToken = false): ObjectQLError {
+  req.responseHeaders.set('WWW-Authenticate', invalidToken ? 'Bearer error="invalid_token"' : 'Bearer');
   return new ObjectQLError('UNAUTHORIZED', message, details);
 }
 
-export function rejectionError(req: Request, rejection: CredentialRejected): ObjectQLError {
+export function rejectionError(req: AuthRequest, rejection: CredentialRejected): ObjectQLError {
   return unauthorized(req, rejection.message, { credential: rejection.form, reason: rejection.reason }, rejection.form === 'bearer');
 }

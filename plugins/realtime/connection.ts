@@ -20,8 +20,8 @@ export interface Subscription {
 export interface ConnectionDeps {
   settings: RealtimeSettings;
   engine: () => DataEngine;
-  /** Runs the kernel's authenticate hook with these headers; undefined = anonymous. */
-  authenticate: (headers: Record<string, string>) => Promise<User | undefined>;
+  /** Runs the kernel's authenticate hook with these credentials (as headers) for this socket; undefined = anonymous. */
+  authenticate: (credentials: Record<string, string>) => Promise<User | undefined>;
   logger: Logger;
 }
 

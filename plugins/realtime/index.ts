@@ -7,15 +7,23 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Request } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { definePlugin, RECORD_CHANGED_CHANNEL, toObjectQLError, type Kernel, type RecordChange, type User } from '../../kernel';
+import {
+  definePlugin,
+  RECORD_CHANGED_CHANNEL,
+  toObjectQLError,
+  upgradeAuthRequest,
+  type AuthRequest,
+  type Kernel,
+  type RecordChange,
+  type User,
+} from '../../kernel';
 import { RealtimeConnection, type ConnectionDeps } from './connection';
 import { parseRealtimeOptions, type RealtimeOptions } from './options';
 
 export type { RealtimeOptions } from './options';
 
-/** Headers of the upgrade request that carry credentials, handed to the authenticate hook. */
+/** Headers of an upgrade request that carry a credential: without one, a refusal lets the socket open unauthenticated. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 export default definePlugin((input: RealtimeOptions = {}) => {
@@ -27,36 +35,25 @@ export default definePlugin((input: RealtimeOptions = {}) => {
   const connections = new Set<RealtimeConnection>();
   let stopping = false;
 
-  const authenticate = async (headers: Record<string, string>): Promise<User | undefined> => {
-    const log = kernel.logger.child({ realtime: true });
-    const req = {
-      headers,
-      method: 'GET',
-      path: settings.path,
-      url: settings.path,
-      originalUrl: settings.path,
-      body: undefined,
-      log,
-      res: undefined,
-    } as unknown as Request;
-    return (await kernel.hooks.authenticate.promise(req)) ?? undefined;
-  };
+  /** The `authenticate` hook for an upgrade request: its own headers, or `credentials` sent over the socket. */
+  const authenticate = (req: IncomingMessage, credentials?: Record<string, string>) =>
+    authenticateRequest(upgradeAuthRequest(req, log(), credentials));
+  const authenticateRequest = async (request: AuthRequest): Promise<User | undefined> =>
+    (await kernel.hooks.authenticate.promise(request)) ?? undefined;
+  const log = () => kernel.logger.child({ realtime: true });
 
   /** Who the upgrade request is: its credentials, or none. Refused credentials refuse the upgrade. */
-  async function identify(req: IncomingMessage): Promise<{ allowed: boolean; user?: User } | { status: number; body: string }> {
-    const headers: Record<string, string> = {};
-    for (const name of CREDENTIAL_HEADERS) {
-      const v = req.headers[name];
-      if (typeof v === 'string') headers[name] = v;
-    }
+  async function identify(
+    req: IncomingMessage,
+  ): Promise<{ allowed: boolean; user?: User } | { status: number; headers: Headers; body: string }> {
+    const request = upgradeAuthRequest(req, log());
     try {
-      const user = await authenticate(headers);
-      return { allowed: true, user };
+      return { allowed: true, user: await authenticateRequest(request) };
     } catch (err) {
       const e = toObjectQLError(err);
       // No credentials where they are required: connect, but only `auth` and `ping` work until authenticated.
-      if (e.code === 'UNAUTHORIZED' && Object.keys(headers).length === 0) return { allowed: false };
-      return { status: e.status, body: JSON.stringify(e.toBody()) };
+      if (e.code === 'UNAUTHORIZED' && !CREDENTIAL_HEADERS.some((name) => req.headers[name] !== undefined)) return { allowed: false };
+      return { status: e.status, headers: request.responseHeaders, body: JSON.stringify(e.toBody()) };
     }
   }
 
@@ -64,8 +61,10 @@ export default definePlugin((input: RealtimeOptions = {}) => {
     identify(req)
       .then((who) => {
         if ('status' in who) {
+          if (who.status === 401 && !who.headers.has('WWW-Authenticate')) who.headers.set('WWW-Authenticate', 'Bearer');
+          const extra = [...who.headers].map(([name, value]) => `${name}: ${value}\r\n`).join('');
           socket.end(
-            `HTTP/1.1 ${who.status} ${who.status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(who.body)}\r\n\r\n${who.body}`,
+            `HTTP/1.1 ${who.status} ${who.status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\n${extra}Connection: close\r\nContent-Length: ${Buffer.byteLength(who.body)}\r\n\r\n${who.body}`,
           );
           return;
         }
@@ -74,7 +73,12 @@ export default definePlugin((input: RealtimeOptions = {}) => {
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-          const deps: ConnectionDeps = { settings, engine: () => kernel.engine, authenticate, logger: kernel.logger };
+          const deps: ConnectionDeps = {
+            settings,
+            engine: () => kernel.engine,
+            authenticate: (credentials) => authenticate(req, credentials),
+            logger: kernel.logger,
+          };
           const connection = new RealtimeConnection(ws, who, deps);
           connections.add(connection);
           ws.on('close', () => connections.delete(connection));

@@ -220,7 +220,7 @@ describe('examples/plugin-audit', () => {
           name: 'header-auth',
           register: (kk) =>
             kk.hooks.authenticate.tapPromise('header-auth', async (req) => {
-              const roles = req.get('x-roles');
+              const roles = req.headers['x-roles'];
               return roles === undefined ? undefined : { id: 'someone', roles: roles.split(',') };
             }),
         });

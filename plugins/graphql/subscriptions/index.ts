@@ -20,7 +20,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Request } from 'express';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -35,7 +34,15 @@ import {
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
+import {
+  RECORD_CHANGED_CHANNEL,
+  upgradeAuthRequest,
+  type Kernel,
+  type ObjectDefinition,
+  type PubSub,
+  type UpgradeHandler,
+  type User,
+} from '../../../kernel';
 import type { GraphQLPluginApi, SubscriptionsModule } from '../api';
 import type { GraphQLContext } from '../context';
 import { DOCUMENT_CODES, formatError } from '../errors';
@@ -114,25 +121,10 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
   ): Promise<Connection | false> {
     const authorization = params?.authorization ?? params?.Authorization;
     if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') return false;
-    const headers: Record<string, string> = {};
-    if (typeof authorization === 'string') headers.authorization = authorization;
-    // What the authenticate hook reads of a request: headers, method, path, logger. Only the
-    // connection parameter is a credential here.
-    const like = {
-      headers,
-      method: 'GET',
-      path: api.path,
-      url: api.path,
-      originalUrl: api.path,
-      body: undefined,
-      ip: request.socket.remoteAddress,
-      socket: request.socket,
-      log: kernel.logger,
-      get: (name: string) => headers[name.toLowerCase()],
-      header: (name: string) => headers[name.toLowerCase()],
-    };
+    // Only the connection parameter is a credential here, not the upgrade request's headers.
+    const credentials: Record<string, string> = typeof authorization === 'string' ? { authorization } : {};
     try {
-      const user = (await kernel.hooks.authenticate.promise(like as unknown as Request)) ?? undefined;
+      const user = (await kernel.hooks.authenticate.promise(upgradeAuthRequest(request, kernel.logger, credentials))) ?? undefined;
       return { user };
     } catch (err) {
       kernel.logger.debug({ err }, 'GraphQL WebSocket connection refused');
