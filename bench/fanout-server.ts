@@ -7,7 +7,7 @@
  * Prints one JSON line once listening: {pid, rpc, graphql, ws}.
  */
 import { resolve } from 'node:path';
-import { createKernel } from '../kernel';
+import { createKernel } from '../server';
 import { datasource, type Store } from './stores';
 
 /** The GraphQL plugin's endpoint (its default `path`); subscriptions are served there with the ws scheme. */

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { createKernel, type Kernel, type RequestContext } from '../kernel';
+import { createKernel, type Kernel, type RequestContext } from '../server';
 import { mayRead } from '../plugins/files/access';
 import { FileRecordStore } from '../plugins/files/file-records';
 import { parseOptions } from '../plugins/files/options';

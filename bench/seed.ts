@@ -1,6 +1,6 @@
 /** Fills a SQL store with the bench data through the driver itself (so the layout is the driver's), in batches. */
 import { resolve } from 'node:path';
-import { createKernel } from '../kernel';
+import { createKernel } from '../server';
 import type { BenchData } from './scenarios';
 import { datasource, PG_BENCH_URL, SQLITE_FILE, type Store } from './stores';
 

@@ -7,7 +7,7 @@
  * SQL stores are seeded beforehand (bench/seed.ts); the memory ones fill themselves.
  */
 import { resolve } from 'node:path';
-import { createKernel } from '../kernel';
+import { createKernel } from '../server';
 import { startBaseline } from './baseline';
 import { startSqlBaseline } from './baseline-sql';
 import { makeData } from './scenarios';

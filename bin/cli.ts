@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../kernel';
+import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../server';
 import { hashApiKey } from '../plugins/auth/api-keys';
 
 const USAGE = `Usage: objectql serve [--config FILE] [--port N]

@@ -1,5 +1,5 @@
 /** The kernel's public face: what plugins, drivers and applications import. */
-export { Kernel, createKernel, type KernelOptions, type KernelServices } from './kernel';
+export { Kernel, type KernelOptions, type KernelServices, type PluginCatalog, type PluginLoader } from './kernel';
 export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from './plugin';
 export { PluginError } from './plugin-order';
 export { formatOptionIssues, parsePluginOptions } from './plugin-options';

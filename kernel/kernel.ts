@@ -1,5 +1,4 @@
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
-import { BUILTIN_DRIVERS, BUILTIN_PLUGINS } from './builtins';
 import { resolveConfig } from './config/load';
 import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
 import { DatasourceManager } from './datasources';
@@ -33,10 +32,27 @@ export interface KernelServices {
   pubsub: PubSub;
 }
 
+/** Loads a plugin on demand (knex-style: an unused protocol costs nothing at start-up). */
+export type PluginLoader = () => PluginLike<any>;
+
+/**
+ * The plugins a config may name by a short name, and the driver plugins a datasource's `driver`
+ * names. The kernel knows none of its own: the composition root (server/, what `objectql` and the
+ * CLI use) hands in the built-in ones.
+ */
+export interface PluginCatalog {
+  /** Config name (`plugins: {rest: true}`) → the plugin. */
+  plugins?: Readonly<Record<string, PluginLoader>>;
+  /** Driver name (a datasource's `driver`) → the plugin that registers it (named `driver-<name>`). */
+  drivers?: Readonly<Record<string, PluginLoader>>;
+}
+
 /** What a kernel is built with besides its config. */
 export interface KernelOptions {
   /** Where log lines go (default stdout): a test or an application can capture them here. */
   logDestination?: DestinationStream;
+  /** Plugins and drivers known by name; anything else a config names is loaded as a module. */
+  catalog?: PluginCatalog;
 }
 
 type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -53,12 +69,14 @@ export class Kernel {
   readonly container: AwilixContainer<KernelServices>;
   private readonly plugins: Registered[] = [];
   private readonly drivers = new Map<string, DriverFactory>();
+  private readonly catalog: PluginCatalog;
   private started: Registered[] = [];
   private state: State = 'created';
 
   constructor(config: ObjectQLConfig | ResolvedConfig = {}, options: KernelOptions = {}) {
     // Resolving is idempotent, so an already resolved config (from loadConfigFile) passes through.
     this.config = resolveConfig(config);
+    this.catalog = options.catalog ?? {};
     this.hooks = createHooks();
     this.logger = createLogger(this.config.logLevel, options.logDestination);
     this.container = createContainer<KernelServices>({ strict: true });
@@ -122,7 +140,7 @@ export class Kernel {
     this.drivers.set(name, factory);
   }
 
-  /** Registers the plugins and drivers the config names. */
+  /** Registers the plugins the config names: by catalog name, package name or path. */
   async useConfiguredPlugins(): Promise<this> {
     for (const [name, options] of Object.entries(this.config.plugins)) {
       if (options === false) continue;
@@ -134,7 +152,7 @@ export class Kernel {
 
   async start(): Promise<this> {
     if (this.state !== 'created') throw new PluginError(`Kernel cannot start: it is ${this.state}`);
-    this.useBuiltinDrivers();
+    this.useCatalogDrivers();
     this.state = 'starting';
     try {
       const ordered = orderPlugins(this.plugins.map((r) => ({ ...r, name: r.plugin.name, dependsOn: r.plugin.dependsOn })));
@@ -192,25 +210,26 @@ export class Kernel {
     if (errors.length) throw errors[0];
   }
 
-  /** Adds the built-in driver plugin of every configured driver that no registered plugin provides. */
-  private useBuiltinDrivers(): void {
+  /** Adds the catalog's driver plugin of every configured driver that no registered plugin provides. */
+  private useCatalogDrivers(): void {
     const needed = new Set(Object.values(this.config.datasources).map((d) => d.driver));
     for (const driver of needed) {
-      const loader = BUILTIN_DRIVERS[driver];
+      const loader = this.catalog.drivers?.[driver];
       // Unknown here: a third-party driver plugin registers it; DatasourceManager names what is missing.
       if (loader && !this.plugins.some((p) => p.plugin.name === `driver-${driver}`)) this.use(loader());
     }
   }
 
   private async loadPlugin(name: string): Promise<PluginLike<any>> {
-    const builtin = BUILTIN_PLUGINS[name];
-    if (builtin) return builtin();
+    const known = this.catalog.plugins ?? {};
+    if (Object.prototype.hasOwnProperty.call(known, name)) return known[name]();
     try {
       return await importModule<PluginLike<any>>(name, this.config.baseDir);
     } catch (err) {
       if (err instanceof ModuleNotFoundError) {
+        const names = Object.keys(known);
         throw new PluginError(
-          `Plugin '${name}' not found: it is neither a built-in plugin (${Object.keys(BUILTIN_PLUGINS).join(', ')}) nor an installed package`,
+          `Plugin '${name}' not found: it is neither ${names.length ? `a built-in plugin (${names.join(', ')})` : 'a plugin of this kernel'} nor an installed package`,
         );
       }
       throw new PluginError(`Plugin '${name}' could not be loaded: ${(err as Error).message}`);
@@ -222,10 +241,4 @@ function describe(p: unknown): string {
   if (p && typeof p === 'object' && 'name' in p) return `plugin '${String((p as { name: unknown }).name)}'`;
   if (typeof p === 'function') return `factory ${p.name || '(anonymous)'}`;
   return JSON.stringify(p) ?? String(p);
-}
-
-/** Creates a kernel from a config object and registers the plugins that config names. */
-export async function createKernel(config: ObjectQLConfig | ResolvedConfig = {}, options: KernelOptions = {}): Promise<Kernel> {
-  const kernel = new Kernel(config, options);
-  return kernel.useConfiguredPlugins();
 }

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import type { DriverFactory, Transaction } from '../../kernel/drivers';
-import { createKernel } from '../../kernel';
+import { createKernel } from '../../server';
 import { ObjectQLError } from '../../kernel/errors';
 import type { Kernel } from '../../kernel/kernel';
 import { PluginError } from '../../kernel/plugin-order';

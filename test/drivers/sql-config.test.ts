@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import type { DriverFactory } from '../../kernel/drivers';
 import type { Kernel } from '../../kernel/kernel';
-import { BUILTIN_DRIVERS } from '../../kernel/builtins';
+import { BUILTINS } from '../../server';
 import sqlDriver, { SQL_CLIENTS, SqlDatasource, createSqlDatasource, loadNativeClient, parseSqlConfig } from '../../drivers/sql';
 
 const base = '/srv/app';
@@ -32,7 +32,7 @@ describe('sql driver plugin and configuration', () => {
     expect(made).to.be.instanceOf(SqlDatasource);
     expect(made.name).to.equal('reports');
     expect(made.capabilities).to.deep.equal({ transactions: true, aggregation: true, fullTextSearch: false });
-    expect(BUILTIN_DRIVERS).to.have.property('sql');
+    expect(BUILTINS.drivers).to.have.property('sql');
   });
 
   it('resolves a relative SQLite filename against the config folder; keeps :memory: and absolute paths', () => {

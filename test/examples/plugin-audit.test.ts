@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createKernel, type Kernel, type ObjectQLConfig } from '../../kernel';
+import { createKernel, type Kernel, type ObjectQLConfig } from '../../server';
 import { SAMPLE_METADATA, USERS } from '../helpers/server';
 
 const ROOT = resolve(__dirname, '../..');

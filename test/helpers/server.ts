@@ -1,6 +1,6 @@
 /** Starts a real kernel on an ephemeral port and talks to it over real HTTP. */
 import { resolve } from 'node:path';
-import { createKernel, type Kernel, type KernelOptions, type ObjectQLConfig, type Plugin } from '../../kernel';
+import { createKernel, type Kernel, type KernelOptions, type ObjectQLConfig, type Plugin } from '../../server';
 
 export const SAMPLE_METADATA = resolve(__dirname, '../../metadata');
 

@@ -7,17 +7,8 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import {
-  ConfigError,
-  createKernel,
-  HookError,
-  Kernel,
-  loadConfigFile,
-  MetadataError,
-  PluginError,
-  type ObjectQLConfig,
-  type Plugin,
-} from '../../kernel';
+import { ConfigError, HookError, Kernel, loadConfigFile, MetadataError, PluginError, type ObjectQLConfig, type Plugin } from '../../kernel';
+import { createKernel } from '../../server';
 import { startServer, type TestServer } from '../helpers/server';
 
 const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent', datasources: { default: { driver: 'memory' } } } as const;
@@ -108,7 +99,8 @@ describe('kernel', () => {
       stop: () => void log.push(`stop ${name}`),
       ...extra,
     });
-    const kernel = () => new Kernel({ ...BASE, metadata: [join(tmp, 'empty')], plugins: {} });
+    // No objects and no datasources: the lifecycle alone, with no driver plugin.
+    const kernel = () => new Kernel({ ...BASE, metadata: [join(tmp, 'empty')], datasources: {}, plugins: {} });
 
     it('refuses a second plugin of the same name', async () => {
       const k = kernel().use(plugin('audit', []));

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, createKernel, DEFAULT_ROUTES, Kernel, resolveConfig, type ObjectQLConfig } from '../../kernel';
+import { ConfigError, createKernel, DEFAULT_ROUTES, Kernel, resolveConfig, type ObjectQLConfig } from '../../server';
 import { startServer, USERS, type TestServer } from '../helpers/server';
 
 const ROOT = resolve(__dirname, '../..');

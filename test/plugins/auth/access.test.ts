@@ -5,7 +5,7 @@
  * only with security.allowBodyUser.
  */
 import { expect } from 'chai';
-import { createKernel } from '../../../kernel';
+import { createKernel } from '../../../server';
 import { SAMPLE_METADATA, USERS, type TestServer } from '../../helpers/server';
 import { bearer, expectUnauthorized, hs256, ids, list, rpc, SECRET, startAuthServer } from './helpers';
 

@@ -4,7 +4,7 @@
  * of the credential forms holds (a refused credential never falls through to another).
  */
 import { expect } from 'chai';
-import { createKernel } from '../../../kernel';
+import { createKernel } from '../../../server';
 import { hashApiKey } from '../../../plugins/auth';
 import { SAMPLE_METADATA, type TestServer } from '../../helpers/server';
 import { bearer, expectUnauthorized, hs256, ids, list, SECRET, startAuthServer } from './helpers';

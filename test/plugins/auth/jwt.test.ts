@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { createKernel } from '../../../kernel';
+import { createKernel } from '../../../server';
 import { SAMPLE_METADATA, type TestServer } from '../../helpers/server';
 import { bearer, expectUnauthorized, hs256, ids, list, SECRET, startAuthServer, token } from './helpers';
 

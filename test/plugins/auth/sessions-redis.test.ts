@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { createKernel } from '../../../kernel';
+import { createKernel } from '../../../server';
 import { SAMPLE_METADATA, type TestServer } from '../../helpers/server';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
 import { cookiePair, expectUnauthorized, ids, list, sleep, startAuthServer } from './helpers';

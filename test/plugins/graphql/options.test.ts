@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createKernel, type ObjectDefinition } from '../../../kernel';
+import { createKernel, type ObjectDefinition } from '../../../server';
 import { namesOf, objectNames } from '../../../plugins/graphql/naming';
 import { parseOptions } from '../../../plugins/graphql/options';
 import { createClient } from 'graphql-ws';

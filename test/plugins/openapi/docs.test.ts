@@ -5,7 +5,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
-import { createKernel, type ObjectQLConfig } from '../../../kernel';
+import { createKernel, type ObjectQLConfig } from '../../../server';
 import { SAMPLE_METADATA, startServer, type TestServer } from '../../helpers/server';
 import { checkSemantics, hasMetadata, hasRest, protocolPlugins, routeInDocument } from './helpers';
 

@@ -1,6 +1,6 @@
 /** The plugin's options: spec defaults, overrides, and errors that name the option. */
 import { expect } from 'chai';
-import { createKernel, PluginError } from '../../../kernel';
+import { createKernel, PluginError } from '../../../server';
 import rateLimit, { SPEC_TIERS } from '../../../plugins/rate-limit';
 import { parseOptions } from '../../../plugins/rate-limit/options';
 

@@ -4,7 +4,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
-import { createKernel, ObjectQLError, type Kernel } from '../../../kernel';
+import { createKernel, ObjectQLError, type Kernel } from '../../../server';
 import { SAMPLE_METADATA, USERS, type TestServer } from '../../helpers/server';
 import { allowance, expectTooMany, hasNoLimitHeaders, hit, limits, startLimited, type Res } from './helpers';
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createKernel, type Kernel } from '../../../kernel';
+import { createKernel, type Kernel } from '../../../server';
 import type { RateLimitOptions } from '../../../plugins/rate-limit';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
 import { SAMPLE_METADATA } from '../../helpers/server';

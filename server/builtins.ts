@@ -1,0 +1,35 @@
+/**
+ * The built-in plugins and drivers, by the name a config uses: the one place that knows them.
+ * Loaded lazily (knex-style), so an unused protocol costs nothing at start-up.
+ */
+import type { PluginCatalog, PluginLike, PluginLoader } from '../kernel';
+
+function defaultExport(mod: { default?: unknown }): PluginLike<any> {
+  return (mod.default ?? mod) as PluginLike<any>;
+}
+
+const metadataApi: PluginLoader = () => defaultExport(require('../plugins/metadata-api'));
+
+export const BUILTINS: PluginCatalog = Object.freeze({
+  plugins: Object.freeze({
+    rpc: () => defaultExport(require('../plugins/rpc')),
+    rest: () => defaultExport(require('../plugins/rest')),
+    'metadata-api': metadataApi,
+    /** The metadata API's earlier name, still accepted. */
+    metadata: metadataApi,
+    openapi: () => defaultExport(require('../plugins/openapi')),
+    'rate-limit': () => defaultExport(require('../plugins/rate-limit')),
+    auth: () => defaultExport(require('../plugins/auth')),
+    odata: () => defaultExport(require('../plugins/odata')),
+    graphql: () => defaultExport(require('../plugins/graphql')),
+    'pubsub-redis': () => defaultExport(require('../plugins/pubsub-redis')),
+    realtime: () => defaultExport(require('../plugins/realtime')),
+    files: () => defaultExport(require('../plugins/files')),
+  }),
+  /** Driver name (a datasource's `driver`) → the plugin that registers it. */
+  drivers: Object.freeze({
+    memory: () => defaultExport(require('../drivers/memory')),
+    sql: () => defaultExport(require('../drivers/sql')),
+    mongo: () => defaultExport(require('../drivers/mongo')),
+  }),
+});
