@@ -3,7 +3,7 @@
  * plugin's name, and a failure inside a tap is rethrown as a HookError naming the hook and the tap.
  * Plugins that offer hooks of their own own them; this object does not grow for them.
  */
-import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncWaterfallHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncHook, SyncWaterfallHook } from 'tapable';
 import type { Router } from 'express';
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config/schema';
@@ -11,7 +11,8 @@ import type { AuthRequest } from './http/auth-request';
 import type { User } from './context';
 import type { HookContext, RecordChange } from './engine/types';
 import { isErrorCode } from './errors';
-import type { OpenAPIDocument } from './openapi';
+import type { MetadataChange } from './metadata/registry';
+import type { OpenAPIDocument } from './protocol/openapi';
 
 /** What a plugin serves, listed at the discovery route. */
 export interface Capability {
@@ -71,6 +72,12 @@ export function createHooks() {
     beforeDelete: dataHookMap('beforeDelete'),
     afterDelete: dataHookMap('afterDelete'),
 
+    /**
+     * Metadata changed at run time (the metadata API's label/description update); the registry's
+     * `revision` has gone up. What is built from metadata is rebuilt from here, or when it sees
+     * the revision move.
+     */
+    metadataChanged: new SyncHook<[MetadataChange]>(['change'], 'metadataChanged'),
     /** Fires after a write has committed; subscriptions and realtime listen here. */
     recordChanged: new AsyncSeriesHook<[RecordChange]>(['change'], 'recordChanged'),
 

@@ -159,7 +159,10 @@ export class Kernel {
       for (const r of ordered) await r.plugin.register(this, r.options as never);
       await this.hooks.configure.promise(this.config);
 
-      const registry = await MetadataRegistry.load(this.config.metadata, { logger: this.logger });
+      const registry = await MetadataRegistry.load(this.config.metadata, {
+        logger: this.logger,
+        onChange: (change) => this.hooks.metadataChanged.call(change),
+      });
       this.provide('registry', registry);
       const datasources = this.resolve('datasources');
       await datasources.open(this.config.datasources, registry.objects());

@@ -6,6 +6,11 @@ const prefix = z
   .regex(/^(\/[A-Za-z0-9._~-]+)+\/*$/, 'must be a path of plain segments starting with "/", such as "/v1/api" (letters, digits, . _ ~ -)')
   .transform((p) => p.replace(/\/+$/, ''));
 
+/** A route prefix: plain path segments, no trailing slash (what `basePath`, `routes.*` and plugins' `path` options take). */
+export const routePrefix = prefix;
+
+export type RouteKey = keyof typeof DEFAULT_ROUTES;
+
 export const DEFAULT_ROUTES = {
   rpc: '/api/objectql',
   data: '/api/data',
@@ -52,6 +57,13 @@ export const configSchema = z.strictObject({
     .record(z.string(), z.looseObject({ driver: z.string().min(1) }))
     // The embedded default: a SQLite file beside the config, no external service.
     .default({ default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: './data/objectql.sqlite' } } }),
+  /**
+   * Moves every door of this instance under one path (`/v2`): the four route prefixes, OData,
+   * GraphQL, realtime, the API document and docs, the session routes and the discovery route.
+   * `/health` stays where it is (and answers under it too).
+   */
+  basePath: prefix.optional(),
+  /** The spec's route prefixes; a plugin's own `path` option, when given, wins over its entry here. */
   routes: z
     .strictObject({ rpc: prefix.optional(), data: prefix.optional(), metadata: prefix.optional(), files: prefix.optional() })
     .default({})

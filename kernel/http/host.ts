@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
+import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
@@ -52,7 +53,43 @@ export class HttpHost {
   /** Error formats by path prefix (lower case), longest first. */
   private errorFormats: Array<{ prefix: string; render: ErrorRenderer }> = [];
 
-  constructor(private readonly kernel: Kernel) {}
+  /** The prefixes of the spec's four doors as served (see route()). */
+  private readonly served: Record<RouteKey, string>;
+
+  constructor(private readonly kernel: Kernel) {
+    const { routes } = kernel.config;
+    this.served = {
+      rpc: this.path(routes.rpc),
+      data: this.path(routes.data),
+      metadata: this.path(routes.metadata),
+      files: this.path(routes.files),
+    };
+  }
+
+  /** The instance's base path (config `basePath`), '' when it has none. */
+  get basePath(): string {
+    return this.kernel.config.basePath ?? '';
+  }
+
+  /** Where a door at `path` is served: under the instance's base path. Every plugin mounts its routes through this. */
+  path(path: string): string {
+    return this.basePath + path;
+  }
+
+  /**
+   * The prefix of one of the spec's four doors (rpc, data, metadata, files) as served: `option` —
+   * the serving plugin's own `path` — or else `routes.<key>`, under the base path. Call it from the
+   * plugin's `register`; the discovery route and other plugins (`routes`) see what it returned.
+   */
+  route(key: RouteKey, option?: string): string {
+    if (option !== undefined) this.served[key] = this.path(option);
+    return this.served[key];
+  }
+
+  /** The prefixes of the spec's four doors as served; read once every plugin has registered. */
+  get routes(): Readonly<Record<RouteKey, string>> {
+    return { ...this.served };
+  }
 
   /**
    * Routes WebSocket upgrade requests whose path is exactly `path` to `handler` (several plugins
@@ -133,11 +170,18 @@ export class HttpHost {
     app.use(requestLogging(logger));
     // Before everything else: every response gets the headers, and CORS preflights need no credentials.
     for (const middleware of securityMiddleware(config.security)) app.use(middleware);
-    app.get('/health', (_req, res) => {
+    const health = (_req: Request, res: Response) => {
       res.status(this.draining ? 503 : 200).json({ status: this.draining ? 'stopping' : 'ok' });
-    });
-    app.get('/.well-known/objectql', (_req, res) => {
-      res.json({ name: 'objectql', routes: config.routes, capabilities: hooks.capabilities.call([]) });
+    };
+    app.get('/health', health);
+    if (this.basePath) app.get(this.path('/health'), health);
+    app.get(this.path('/.well-known/objectql'), (_req, res) => {
+      res.json({
+        name: 'objectql',
+        ...(this.basePath ? { basePath: this.basePath } : {}),
+        routes: this.routes,
+        capabilities: hooks.capabilities.call([]),
+      });
     });
     // A body that does not parse is answered after the `request` hook, like a failed login: it
     // still counts against its caller's rate limit and carries the headers.

@@ -24,6 +24,16 @@ export type { HookModule } from './load-code';
 
 export interface LoadOptions {
   logger?: Logger;
+  /** Told of every change made at run time (the metadata API's label/description update). */
+  onChange?: (change: MetadataChange) => void;
+}
+
+/** A change to loaded metadata, made at run time. */
+export interface MetadataChange {
+  /** The registry's revision after the change. */
+  revision: number;
+  object: string;
+  changed: { label?: string; description?: string };
 }
 
 interface LoadedYaml extends FoundFile {
@@ -39,7 +49,20 @@ interface RegistryState {
 }
 
 export class MetadataRegistry {
-  private constructor(private readonly state: RegistryState) {}
+  private currentRevision = 0;
+
+  private constructor(
+    private readonly state: RegistryState,
+    private readonly onChange?: (change: MetadataChange) => void,
+  ) {}
+
+  /**
+   * Goes up by one with every change made at run time. What is built from metadata (an API
+   * document, a schema) is current while the revision it was built at is.
+   */
+  get revision(): number {
+    return this.currentRevision;
+  }
 
   /** Loads the given (absolute) folders; throws MetadataError listing every problem found. */
   static async load(folders: string[], options: LoadOptions = {}): Promise<MetadataRegistry> {
@@ -188,7 +211,7 @@ export class MetadataRegistry {
       { folders, objects: sortedObjects.length, entries: [...entries.values()].reduce((n, m) => n + m.size, 0), hooks: hookModules.length },
       'metadata loaded',
     );
-    return new MetadataRegistry({ objects, sortedObjects, entries, data, hookModules });
+    return new MetadataRegistry({ objects, sortedObjects, entries, data, hookModules }, options.onChange);
   }
 
   /** Every object, sorted by name. */
@@ -238,6 +261,8 @@ export class MetadataRegistry {
       def.description = patch.description;
       if (content) content.description = patch.description;
     }
+    this.currentRevision += 1;
+    this.onChange?.({ revision: this.currentRevision, object: name, changed: { ...patch } });
   }
 }
 

@@ -2,7 +2,7 @@
  * The session routes in the OpenAPI document, with the security schemes the document already
  * declares (bearerAuth, apiKey, sessionCookie). Pure: index.ts taps it into the `openapi` hook.
  */
-import { errorResponses, type OpenAPIDocument, type SchemaObject } from '../../kernel';
+import { errorResponses, type OpenAPIDocument, type SchemaObject } from '../../kernel/protocol';
 
 const SESSION: SchemaObject = {
   type: 'object',

@@ -1,5 +1,5 @@
 /** The File API in the OpenAPI document: upload, batch upload, download, thumbnail and preview. */
-import { errorResponses, schemaRef, type OpenAPIDocument, type ReferenceObject, type SchemaObject } from '../../kernel';
+import { errorResponses, schemaRef, type OpenAPIDocument, type ReferenceObject, type SchemaObject } from '../../kernel/protocol';
 import { THUMBNAIL_NAMES } from './attachments';
 import { MAX_PREVIEW_PX } from './image-route';
 

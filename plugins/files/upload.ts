@@ -7,7 +7,8 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { PassThrough, type Readable } from 'node:stream';
-import { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted, ObjectQLError, type FieldDefinition } from '../../kernel';
+import { ObjectQLError, type FieldDefinition } from '../../kernel';
+import { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../../kernel/protocol';
 import type { FileStorage, StoredFile } from './storage/types';
 import { extensionsCompatible, mimeForExtension, sniffMime } from './sniff';
 import { imageInput, imageSize } from './images';

@@ -27,16 +27,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import {
-  definePlugin,
-  isErrorCode,
-  listenOnOwnPort,
-  ObjectQLError,
-  type ErrorBody,
-  type Kernel,
-  type ObjectDefinition,
-  type OwnPortServer,
-} from '../../kernel';
+import { definePlugin, isErrorCode, ObjectQLError, type ErrorBody, type Kernel, type ObjectDefinition } from '../../kernel';
+import { listenOnOwnPort, type OwnPortServer } from '../../kernel/protocol';
 import type { GraphQLPluginApi, SubscriptionsModule } from './api';
 import { SchemaCache } from './cache';
 import { contextFor } from './context';

@@ -4,7 +4,8 @@
  * no application object can collide with them.
  */
 import type { OpenAPIV3 } from 'openapi-types';
-import { errorResponses, FIELD_TYPES, HOOK_EVENTS, schemaRef, type ErrorCode, type OpenAPIDocument, type SchemaObject } from '../../kernel';
+import { FIELD_TYPES, HOOK_EVENTS, type ErrorCode } from '../../kernel';
+import { errorResponses, schemaRef, type OpenAPIDocument, type SchemaObject } from '../../kernel/protocol';
 import { ADMIN_ONLY_TYPES } from './mapping';
 
 const S = {

@@ -11,15 +11,14 @@ import type { Request, Response } from 'express';
 import {
   definePlugin,
   isErrorCode,
-  listenOnOwnPort,
   ObjectQLError,
   PluginError,
   sendError,
   type ErrorBody,
   type Kernel,
-  type OwnPortServer,
   type RequestContext,
 } from '../../kernel';
+import { listenOnOwnPort, type OwnPortServer } from '../../kernel/protocol';
 import { DEFAULT_MAX_PARTS, executeBatch } from './batch';
 import { asObjectQLError, odataErrorBody, ODataRenderedError } from './errors';
 import { jsonContentType, ODATA_VERSION } from './format';

@@ -9,7 +9,8 @@
  * kernel has started.
  */
 import { createHash } from 'node:crypto';
-import type { ObjectDefinition, OpenAPIDocument } from '../../kernel';
+import type { ObjectDefinition } from '../../kernel';
+import type { OpenAPIDocument } from '../../kernel/protocol';
 
 export interface ServedDocument {
   json: string;

@@ -3,16 +3,16 @@
  * every object (`<Name>` and `<Name>Input`), the shared schemas (Error, PageMeta), the security
  * schemes and this plugin's own two routes. Pure: no HTTP, no I/O.
  */
+import { type ObjectDefinition } from '../../kernel';
 import {
   ERROR_SCHEMA,
   PAGE_META_SCHEMA,
   SECURITY_SCHEMES,
   objectSchemas,
   schemaName,
-  type ObjectDefinition,
   type OpenAPIDocument,
   type SchemaObject,
-} from '../../kernel';
+} from '../../kernel/protocol';
 
 export const OPENAPI_VERSION = '3.0.3';
 

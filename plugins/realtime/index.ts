@@ -12,12 +12,12 @@ import {
   definePlugin,
   RECORD_CHANGED_CHANNEL,
   toObjectQLError,
-  upgradeAuthRequest,
   type AuthRequest,
   type Kernel,
   type RecordChange,
   type User,
 } from '../../kernel';
+import { upgradeAuthRequest } from '../../kernel/protocol';
 import { RealtimeConnection, type ConnectionDeps } from './connection';
 import { parseRealtimeOptions, type RealtimeOptions } from './options';
 

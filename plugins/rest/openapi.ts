@@ -4,15 +4,15 @@
  * (`<Name>`, `<Name>Input`) and the shared `Error` and `PageMeta` that the openapi plugin puts into
  * components.
  */
+import { type ObjectDefinition } from '../../kernel';
 import {
   errorResponses,
   schemaName,
   schemaRef,
-  type ObjectDefinition,
   type OpenAPIDocument,
   type ReferenceObject,
   type SchemaObject,
-} from '../../kernel';
+} from '../../kernel/protocol';
 
 type PathItem = NonNullable<OpenAPIDocument['paths'][string]>;
 type Operation = NonNullable<PathItem['get']>;

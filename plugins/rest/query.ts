@@ -5,16 +5,8 @@
  * Policy: a parameter is never silently ignored. An unknown name, a scalar given twice, a value
  * that does not parse is INVALID_REQUEST naming the parameter (details.parameter).
  */
-import {
-  ObjectQLError,
-  assertSpecExpand,
-  parseFilter,
-  parseSort,
-  type ExpandOptions,
-  type FindOptions,
-  type ResolvedConfig,
-  type SortInput,
-} from '../../kernel';
+import { ObjectQLError, parseFilter, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
+import { assertSpecExpand, parseSort } from '../../kernel/protocol';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
 export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxTop' | 'maxFilterDepth' | 'maxFilterConditions'>;

@@ -2,7 +2,8 @@
  * JSON-RPC → engine operations and back: request checking, the op table of the spec and the
  * current (unwrapped) response shapes. No HTTP here; index.ts binds it to a route.
  */
-import { isPlainObject, ObjectQLError, assertSpecExpand, type DataEngine, type RequestContext, type User } from '../../kernel';
+import { isPlainObject, ObjectQLError, type DataEngine, type RequestContext, type User } from '../../kernel';
+import { assertSpecExpand } from '../../kernel/protocol';
 
 export const RPC_OPS = [
   'find',

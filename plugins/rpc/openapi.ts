@@ -3,17 +3,16 @@
  * (a `oneOf` discriminated by `op`, `object` an enum of every object name), the response shape of
  * each op and the error responses. Pure: index.ts taps it into the kernel's `openapi` hook.
  */
+import { type ObjectDefinition, type ResolvedConfig } from '../../kernel';
 import {
   ERROR_SCHEMA,
   errorResponses,
   schemaName,
   schemaRef,
-  type ObjectDefinition,
   type OpenAPIDocument,
   type ReferenceObject,
-  type ResolvedConfig,
   type SchemaObject,
-} from '../../kernel';
+} from '../../kernel/protocol';
 import { RPC_OPS, type RpcOp } from './mapping';
 
 type Schema = SchemaObject | ReferenceObject;

@@ -34,15 +34,8 @@ import {
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import {
-  RECORD_CHANGED_CHANNEL,
-  upgradeAuthRequest,
-  type Kernel,
-  type ObjectDefinition,
-  type PubSub,
-  type UpgradeHandler,
-  type User,
-} from '../../../kernel';
+import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
+import { upgradeAuthRequest } from '../../../kernel/protocol';
 import type { GraphQLPluginApi, SubscriptionsModule } from '../api';
 import type { GraphQLContext } from '../context';
 import { DOCUMENT_CODES, formatError } from '../errors';

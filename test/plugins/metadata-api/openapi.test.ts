@@ -5,7 +5,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
-import { ERROR_SCHEMA, type OpenAPIDocument } from '../../../kernel';
+import { ERROR_SCHEMA, type OpenAPIDocument } from '../../../kernel/protocol';
 import type { TestServer } from '../../helpers/server';
 import { startMetadataServer } from './helpers';
 

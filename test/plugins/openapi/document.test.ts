@@ -4,7 +4,8 @@
  * OpenAPI 3.0.3 document must get right (nullable beside a type, nullable enums, empty enums).
  */
 import { expect } from 'chai';
-import { fieldSchema, objectSchemas, type FieldDefinition, type ObjectDefinition } from '../../../kernel';
+import { type FieldDefinition, type ObjectDefinition } from '../../../kernel';
+import { fieldSchema, objectSchemas } from '../../../kernel/protocol';
 import { DocumentCache } from '../../../plugins/openapi/cache';
 import { baseDocument, schemaNameClashes } from '../../../plugins/openapi/document';
 

@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ERROR_SCHEMA, PAGE_META_SCHEMA, objectSchemas, type OpenAPIDocument } from '../../../kernel';
+import { ERROR_SCHEMA, PAGE_META_SCHEMA, objectSchemas, type OpenAPIDocument } from '../../../kernel/protocol';
 import { startServer, type TestServer } from '../../helpers/server';
 
 describe('REST in the OpenAPI document', () => {

@@ -5,8 +5,8 @@
  * adds its own paths.
  */
 import type { OpenAPIV3 } from 'openapi-types';
-import { ERROR_CODES, type ErrorCode } from './errors';
-import type { FieldDefinition, ObjectDefinition } from './metadata/types';
+import { ERROR_CODES, type ErrorCode } from '../errors';
+import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 
 export type OpenAPIDocument = OpenAPIV3.Document;
 export type SchemaObject = OpenAPIV3.SchemaObject;

@@ -1,0 +1,15 @@
+/**
+ * The shared protocol layer (`objectql/protocol`): what every protocol plugin — JSON-RPC, REST,
+ * OData, GraphQL, realtime, files, the metadata API — needs between its own syntax and the
+ * kernel, written once so that the same input gets the same answer everywhere. A plugin imports
+ * the kernel's face and this layer, never another plugin.
+ */
+export { listOptions, type ListInput } from './list-options';
+export { assertJsonBody, isJsonContentType, jsonBodyProblem } from './json-body';
+export { decodeJsonFields, fromJsonText, isJsonTextField, toJsonText } from './json-text';
+export { listenOnOwnPort, type OwnPortServer } from './own-port';
+export { upgradeAuthRequest } from '../http/auth-request';
+export { parseSort } from '../engine/query-check';
+export { assertSpecExpand } from '../engine/expand';
+export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../engine/attachment-value';
+export * from './openapi';
