@@ -201,12 +201,14 @@ export class ObjectRepository implements Repository {
     const { defaultTop, maxTop } = this.engine.limits;
     const top = options.top === undefined || options.top === null ? (internal.unlimitedTop ? undefined : defaultTop) : options.top;
     if (top !== undefined && (!Number.isInteger(top) || top < 0))
-      throw new ObjectQLError('INVALID_REQUEST', `'top' must be a non-negative integer, got ${JSON.stringify(top)}`);
+      throw new ObjectQLError('INVALID_REQUEST', `'top' must be a non-negative integer, got ${JSON.stringify(top)}`, { parameter: 'top' });
     if (top !== undefined && top > maxTop && !internal.unlimitedTop)
-      throw new ObjectQLError('INVALID_REQUEST', `'top' may be at most ${maxTop}, got ${top}`);
+      throw new ObjectQLError('INVALID_REQUEST', `'top' may be at most ${maxTop}, got ${top}`, { parameter: 'top' });
     const skip = options.skip ?? 0;
     if (!Number.isInteger(skip) || skip < 0)
-      throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`);
+      throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`, {
+        parameter: 'skip',
+      });
 
     const userFilter = andFilters(this.parseFilters(options.filters), options.filter);
     const agg = options.aggregate || options.groupBy ? checkAggregate(options, env) : undefined;
