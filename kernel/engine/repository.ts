@@ -266,9 +266,11 @@ export class ObjectRepository implements Repository {
       canRead: true,
       readable: access.readable,
       matches: (record, filters) => {
-        if (!evaluateFilter(this.scopeFilter(access, 'read'), record)) return false;
+        // The caller's filter is checked first, whatever the record: a bad one is refused as a query's would be.
         const parsed = filters === undefined || filters === null ? undefined : this.parseFilters(filters);
-        return !parsed || evaluateFilter(checkFilter(parsed, this.env(access)), mask(record));
+        const checked = parsed && checkFilter(parsed, this.env(access));
+        if (!evaluateFilter(this.scopeFilter(access, 'read'), record)) return false;
+        return !checked || evaluateFilter(checked, mask(record));
       },
       mask,
     };

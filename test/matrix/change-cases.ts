@@ -12,13 +12,15 @@
  * Then, object by object, the admin updates every seeded record over JSON-RPC with the table's
  * harmless change (WRITES.update); once the events stop coming (a short settle, no fixed sleep)
  * each user must have received one `updated` event per record the table says they see — no more,
- * no other kind of event — and no payload may hold a field hidden from them. The store is put back
- * afterwards (MatrixServer.reset, straight on the datasource: no events).
+ * no other kind of event — and no payload may hold a field hidden from them, every value as
+ * stored. Then the admin deletes every record: the same, with `deleted` events judged on the
+ * records as they were (the deleted-record visibility of repo.visibility()). The store is put back
+ * after each (MatrixServer.reset, straight on the datasource: no events).
  */
 import { expect } from 'chai';
 import { createClient, type Client as GqlClient, type ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
-import { ERROR_CODES, isErrorCode } from '../../kernel';
+import { ERROR_CODES, isErrorCode, JSON_VALUE_TYPES } from '../../kernel';
 import { Client as RealtimeClient, wsUrl, type Msg } from '../plugins/realtime/helpers';
 import { rpcAdapter } from './adapters/rpc';
 import { expectDenied, expectNoHidden, expectOk } from './checks';
@@ -227,45 +229,68 @@ export function changeCases(env: MatrixServer): void {
 
     for (const object of OBJECTS) {
       const update = WRITES[object].update;
-      it(`${object}: the admin updates all ${RECORDS[object].length} records; each user is told of exactly the records they see`, async () => {
-        const all = [...conns.entries()].flatMap(([name, byUser]) => USER_NAMES.map((user) => ({ name, user, conn: byUser[user] })));
-        for (const x of all) x.conn.changes = [];
-        const ofObject = (x: (typeof all)[number]) => x.conn.changes.filter((c) => c.object === object);
-        const expected = all.reduce((sum, x) => sum + cell(object, x.user).ids.length, 0);
-        try {
-          for (const id of RECORDS[object])
-            expectOk(await admin.update(MATRIX_USERS.root, object, id, update), `root updates ${object} ${id}`);
-          await quiesce(() => all.reduce((sum, x) => sum + ofObject(x).length, 0), expected);
-          for (const x of all) {
-            const c = cell(object, x.user);
-            const what = `${x.name} · ${x.user} · ${object}`;
-            const got = ofObject(x);
+      it(`${object}: the admin updates all ${RECORDS[object].length} records; each user is told of exactly the records they see`, () =>
+        notifies(object, 'updated', async (id) =>
+          expectOk(await admin.update(MATRIX_USERS.root, object, id, update), `root updates ${object} ${id}`),
+        ));
+      // A deleted record can no longer be read back: what each subscriber is shown of it is decided
+      // on the record as it was stored (repo.visibility()), by the same table.
+      it(`${object}: the admin deletes all ${RECORDS[object].length} records; each user is told of exactly the records they saw`, () =>
+        notifies(object, 'deleted', async (id) =>
+          expectOk(await admin.delete(MATRIX_USERS.root, object, id), `root deletes ${object} ${id}`),
+        ));
+    }
+
+    /**
+     * Runs `change` on every seeded record of `object` (as the admin) and checks what every user
+     * heard on every transport: one `kind` event per record the table says they see, no other event
+     * of the object, no field hidden from them, and the values as stored (after the change; before
+     * it, for a delete). The store is put back afterwards.
+     */
+    async function notifies(object: ObjectName, kind: 'updated' | 'deleted', change: (id: string) => Promise<void>): Promise<void> {
+      const all = [...conns.entries()].flatMap(([name, byUser]) => USER_NAMES.map((user) => ({ name, user, conn: byUser[user] })));
+      for (const x of all) x.conn.changes = [];
+      const ofObject = (x: (typeof all)[number]) => x.conn.changes.filter((c) => c.object === object);
+      const expected = all.reduce((sum, x) => sum + cell(object, x.user).ids.length, 0);
+      const before = await env.truth(object);
+      const definition = env.client.definition(object)!;
+      try {
+        for (const id of RECORDS[object]) await change(id);
+        await quiesce(() => all.reduce((sum, x) => sum + ofObject(x).length, 0), expected);
+        const after = kind === 'deleted' ? before : await env.truth(object);
+        for (const x of all) {
+          const c = cell(object, x.user);
+          const what = `${x.name} · ${x.user} · ${object}`;
+          const got = ofObject(x);
+          expect(
+            got.filter((e) => e.kind !== kind),
+            `${what}: only ${kind} events`,
+          ).to.deep.equal([]);
+          expect(got.map((e) => e.record?.id).sort(), `${what}: records notified`).to.deep.equal([...c.ids].sort());
+          const seen = visible(env, object, x.user);
+          for (const e of got) {
+            expectNoHidden(e.record, c.hidden, `${what} ${e.record.id}`);
             expect(
-              got.filter((e) => e.kind !== 'updated'),
-              `${what}: only updates`,
+              Object.keys(e.record).filter((f) => !seen.includes(f)),
+              `${what} ${e.record.id}: fields outside the object's readable ones`,
             ).to.deep.equal([]);
-            expect(got.map((e) => e.record?.id).sort(), `${what}: updated records notified`).to.deep.equal([...c.ids].sort());
-            const seen = visible(env, object, x.user);
-            for (const e of got) {
-              expectNoHidden(e.record, c.hidden, `${what} ${e.record.id}`);
-              expect(
-                Object.keys(e.record).filter((f) => !seen.includes(f)),
-                `${what} ${e.record.id}: fields outside the object's readable ones`,
-              ).to.deep.equal([]);
-              for (const [f, v] of Object.entries(update))
-                if (seen.includes(f)) expect(e.record[f], `${what} ${e.record.id}: ${f} after the change`).to.deep.equal(v);
+            const stored = after.get(e.record.id as string) ?? {};
+            for (const f of Object.keys(e.record)) {
+              // GraphQL carries JSON-holding fields as JSON text (the spec's type mapping).
+              const asText = x.name === 'GraphQL subscriptions' && JSON_VALUE_TYPES.has(definition.fields[f].type) && e.record[f] !== null;
+              const value: unknown = asText ? JSON.parse(e.record[f] as string) : e.record[f];
+              expect(value, `${what} ${e.record.id}: ${f} as stored`).to.deep.equal(stored[f] ?? null);
             }
-            // GraphQL answers exactly its selection: the visible fields.
-            if (x.name === 'GraphQL subscriptions')
-              for (const e of got)
-                expect(Object.keys(e.record).sort(), `${what} ${e.record.id}: selection`).to.deep.equal([...seen].sort());
-            if (c.ops.includes('R'))
-              for (const s of x.conn.started.get(object)!) expect(s.eventErrors, `${what}: events with errors`).to.equal(undefined);
           }
-        } finally {
-          await env.reset();
+          // GraphQL answers exactly its selection: the visible fields.
+          if (x.name === 'GraphQL subscriptions')
+            for (const e of got) expect(Object.keys(e.record).sort(), `${what} ${e.record.id}: selection`).to.deep.equal([...seen].sort());
+          if (c.ops.includes('R'))
+            for (const s of x.conn.started.get(object)!) expect(s.eventErrors, `${what}: events with errors`).to.equal(undefined);
         }
-      });
+      } finally {
+        await env.reset();
+      }
     }
   });
 }

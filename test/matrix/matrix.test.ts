@@ -1,8 +1,9 @@
 /**
  * The permission matrix (test/matrix): the same users, the same records and the same expectations
  * (table.ts), asserted through every protocol (adapters/) over real HTTP against a real server,
- * on each datasource, then through change notifications (change-cases.ts) and the File API
- * (file-cases.ts). See table.ts for what is expected and protocol.ts for how a protocol joins.
+ * on each datasource, then through the engine's read visibility of held records
+ * (visibility-cases.ts), change notifications (change-cases.ts) and the File API (file-cases.ts).
+ * See table.ts for what is expected and protocol.ts for how a protocol joins.
  */
 import { expect } from 'chai';
 import { ADAPTERS } from './adapters';
@@ -12,6 +13,7 @@ import { describeCases } from './describe-cases';
 import { fileCases } from './file-cases';
 import { DATASOURCES, MatrixServer } from './server';
 import { OBJECTS, RECORDS } from './table';
+import { visibilityCases } from './visibility-cases';
 
 for (const [name, datasources] of Object.entries(DATASOURCES)) {
   describe(`permission matrix on ${name}`, () => {
@@ -31,6 +33,7 @@ for (const [name, datasources] of Object.entries(DATASOURCES)) {
       });
     }
 
+    visibilityCases(env);
     changeCases(env);
     fileCases(env);
   });
