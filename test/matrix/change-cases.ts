@@ -114,7 +114,7 @@ async function graphqlConnection(env: MatrixServer, user: UserName): Promise<Con
               (state.eventErrors ??= []).push(value.errors);
               return;
             }
-            const record = (value.data as Rec | null | undefined)?.[field];
+            const record = value.data?.[field] as Rec;
             conn.changes.push({ object, kind, record });
           },
           error: (err: unknown) => {
@@ -202,7 +202,7 @@ export function changeCases(env: MatrixServer): void {
       await sleep(250);
     });
     after(async () => {
-      for (const byUser of conns.values()) await Promise.all(Object.values(byUser).map((c) => c.close()));
+      for (const byUser of conns.values()) await Promise.all(Object.values(byUser).map(async (c) => c.close()));
     });
 
     for (const t of TRANSPORTS) {

@@ -21,7 +21,9 @@ const OPERATORS: Record<string, string> = { '=': 'eq', '!=': 'ne', '>': 'gt', '>
 function literal(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
-  return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // OData has no literal for an object (an attachment): written as JSON, it is refused as such.
+  return JSON.stringify(value);
 }
 
 function condition([field, op, value]: Condition): string {
