@@ -176,11 +176,16 @@ function resolve(
     headers[name] = value;
   }
   if (request.body.kind === 'invalid') throw fail(request.body.message);
+  const body = request.body.kind === 'value' ? request.body.value : undefined;
+  // A part with a body says so as a request sent alone would (the service's one JSON body rule
+  // reads it from the headers): its length, unless the part gave one.
+  if (body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined)
+    headers['content-length'] = String(Buffer.byteLength(typeof body === 'string' ? body : JSON.stringify(body)));
   const odata: ODataRequest = {
     method: request.method,
     url: path + request.target.query,
     headers,
-    ...(request.body.kind === 'value' ? { body: request.body.value } : {}),
+    ...(body !== undefined ? { body } : {}),
   };
   return { request: odata, path };
 }
