@@ -17,14 +17,14 @@ import {
   type RequestContext,
 } from '../../kernel';
 import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan } from './entities';
-import { odataErrorBody } from './errors';
+import { odataErrorResponse } from './errors';
 import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from './etag';
 import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } from './format';
 import { MetadataCache } from './metadata-cache';
 import { ODataModel, type ModelSource } from './model';
 import type { ODataSettings } from './options';
 import { parseODataQuery, type ODataQuerySettings } from './query';
-import { allowMethods, jsonBody, MethodNotAllowed, noOptions, onlyOptions, prefersMinimal } from './request-checks';
+import { allowMethods, jsonBody, noOptions, onlyOptions, prefersMinimal } from './request-checks';
 import { parseUrl, quoteKey, type Resource } from './resource-path';
 
 export interface ODataRequest {
@@ -73,18 +73,23 @@ export class ODataService {
   readonly metadata: MetadataCache;
   readonly basePath: string;
 
+  /**
+   * `basePath` is where the service is served, which every URL it writes starts with: the
+   * plugin's basePath under the instance's (kernel.http.path) on the kernel's server, as is on a
+   * port of its own.
+   */
   constructor(
     private readonly kernel: Kernel,
     private readonly settings: ODataSettings,
+    basePath = settings.basePath,
   ) {
-    this.basePath = settings.basePath;
+    this.basePath = basePath;
+    // Read when asked: the registry and the engine exist once the kernel has started.
     const source: ModelSource = {
       objects: () => kernel.registry.objects(),
       object: (name) => kernel.registry.object(name),
-      access(object, user) {
-        const p = kernel.engine.repo(object, { user }).permissions();
-        return { read: p.canRead, edit: p.canEdit, delete: p.canDelete, readable: p.readable };
-      },
+      revision: () => kernel.registry.revision,
+      access: (object, user) => kernel.engine.repo(object, { user }).permissions(),
     };
     this.model = new ODataModel(source);
     this.metadata = new MetadataCache(this.model);
@@ -119,14 +124,9 @@ export class ODataService {
   errorResponse(err: unknown, ctx: RequestContext): ODataResponse {
     const error = toObjectQLError(err);
     if (error.status >= 500) (ctx.logger ?? this.kernel.logger).error({ err }, error.message);
-    const headers: Record<string, string> = {
-      'Content-Type': jsonContentType('minimal'),
-      'OData-Version': ODATA_VERSION,
-      'Cache-Control': 'no-store',
-    };
-    if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    if (err instanceof MethodNotAllowed) headers.Allow = err.allow.join(', ');
-    return { status: error.status, headers, body: odataErrorBody(error) };
+    const response: ODataResponse = odataErrorResponse(error);
+    if (error.status === 401) response.headers['WWW-Authenticate'] = 'Bearer';
+    return response;
   }
 
   private dispatch(resource: Resource, call: Call): Promise<ODataResponse> | ODataResponse {
@@ -325,7 +325,7 @@ export class ODataService {
     const condition = parseEntityTags(call.headers['if-match']);
     if (!condition || !this.settings.enableETags) return;
     const access = this.model.source.access(def.name, call.ctx.user);
-    if (!access[op] || !access.read) return;
+    if (!(op === 'edit' ? access.canEdit : access.canDelete) || !access.canRead) return;
     const fields = ETAG_FIELDS.filter((f) => access.readable.has(f));
     const current = await repo.findOne({ fields, filter: { field: 'id', op: 'eq', value: key } });
     if (!current) return;
