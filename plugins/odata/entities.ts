@@ -58,7 +58,7 @@ export function translateExpand(
       byNav,
       keepKey: byNav && (!fields || fields.includes(relation.field)),
       target,
-      plan: nested?.plan ?? new Map(),
+      plan: nested?.plan ?? new Map<string, ExpandStep>(),
     });
   }
   return { expand: out, plan };

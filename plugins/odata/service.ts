@@ -16,7 +16,7 @@ import {
   type Repository,
   type RequestContext,
 } from '../../kernel';
-import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan } from './entities';
+import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan, type ExpandStep } from './entities';
 import { odataErrorResponse } from './errors';
 import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from './etag';
 import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } from './format';
@@ -263,9 +263,11 @@ export class ODataService {
       const ids = Array.isArray(value) ? value.map(String) : [];
       return this.list(target, call, { field: 'id', op: 'in', value: ids });
     }
-    if (value === null) return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
+    // A single relation holds the related record's id, or nothing.
+    const id = typeof value === 'string' || typeof value === 'number' ? String(value) : null;
+    if (id === null) return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
     try {
-      return await this.read(target, String(value), call);
+      return await this.read(target, id, call);
     } catch (err) {
       // A reference to a record the caller may not see reads as no related entity, as in $expand.
       if (toObjectQLError(err).code === 'NOT_FOUND' && this.kernel.registry.object(relation.target))
@@ -399,7 +401,14 @@ export class ODataService {
     call: Call,
     opts: { plan?: ExpandPlan; strip?: string[]; keys?: Map<string, DataRecord>; select?: string[] },
   ): ODataResponse {
-    const entity = this.entity(record, def, opts.plan ?? new Map(), call, opts.strip ?? [], opts.keys ?? new Map());
+    const entity = this.entity(
+      record,
+      def,
+      opts.plan ?? new Map<string, ExpandStep>(),
+      call,
+      opts.strip ?? [],
+      opts.keys ?? new Map<string, DataRecord>(),
+    );
     const body = call.level === 'minimal' ? { '@odata.context': this.contextUrl(def, opts.select, '/$entity'), ...entity } : entity;
     const headers: Record<string, string> = { 'Cache-Control': ENTITY_CACHE_CONTROL };
     const etag = this.settings.enableETags ? etagOf(record) : undefined;

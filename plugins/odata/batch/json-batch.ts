@@ -92,7 +92,7 @@ function readRequest(raw: unknown, where: string, basePath: string): PlannedRequ
     headers: lower,
     body: hasBody ? { kind: 'value', value: body } : { kind: 'none' },
     where,
-    dependsOn: dependsOn as string[],
+    dependsOn,
     ...(raw.if !== undefined ? { unsupported: "the 'if' member (request dependency conditions) is not supported" } : {}),
   };
 }

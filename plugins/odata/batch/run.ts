@@ -79,7 +79,8 @@ async function runSingle(run: Run, request: PlannedRequest): Promise<Outcome> {
   return { kind: 'request', request, response };
 }
 
-const CHANGESET_FAILED = Symbol('changeset failed');
+/** Thrown inside a changeset's transaction to roll it back once one of its requests has failed. */
+class ChangesetFailed extends Error {}
 
 async function runChangeset(run: Run, item: Extract<PlanItem, { kind: 'changeset' }>): Promise<Outcome> {
   const { requests, group } = item;
@@ -98,13 +99,13 @@ async function runChangeset(run: Run, item: Extract<PlanItem, { kind: 'changeset
           responses.push(response);
           if (response.status >= 400) {
             failure = { response, request };
-            throw CHANGESET_FAILED;
+            throw new ChangesetFailed('changeset failed');
           }
           if (request.id !== undefined) local.set(request.id, { ok: true, response, path, method: request.method });
         }
       });
     } catch (err) {
-      if (err !== CHANGESET_FAILED) failure = { response: errorResponse(err, run.logger) };
+      if (!(err instanceof ChangesetFailed)) failure = { response: errorResponse(err, run.logger) };
     }
   }
   run.groups.set(group, !failure);
