@@ -5,7 +5,8 @@
  * becomes the foreign key, JSON text is parsed back for the JSON-valued fields. The engine never
  * sees OData names. Pure: no I/O.
  */
-import { JSON_VALUE_TYPES, ObjectQLError, validationError, type DataRecord, type ExpandOptions, type ObjectDefinition } from '../../kernel';
+import { ObjectQLError, type DataRecord, type ExpandOptions, type ObjectDefinition } from '../../kernel';
+import { decodeJsonFields, isJsonTextField, toJsonText } from '../../kernel/protocol';
 import { etagOf } from './etag';
 import type { ODataModel, Relation } from './model';
 import { parsePath } from './resource-path';
@@ -57,7 +58,7 @@ export function translateExpand(
       byNav,
       keepKey: byNav && (!fields || fields.includes(relation.field)),
       target,
-      plan: nested?.plan ?? new Map(),
+      plan: nested?.plan ?? new Map<string, ExpandStep>(),
     });
   }
   return { expand: out, plan };
@@ -101,8 +102,7 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
       entity[step.relation.nav] = shaped;
       continue;
     }
-    const field = def.fields[key];
-    entity[key] = field && JSON_VALUE_TYPES.has(field.type) && value !== null && value !== undefined ? JSON.stringify(value) : value;
+    entity[key] = isJsonTextField(def.fields[key]) ? toJsonText(value) : value;
   }
   return entity;
 }
@@ -119,7 +119,6 @@ export function fromEntity(body: unknown, def: ObjectDefinition, view: ObjectDef
     );
   }
   const data: DataRecord = {};
-  const invalid: Record<string, string> = {};
   const relations = model.relations(def).filter((r) => view.fields[r.field]);
   for (const [key, value] of Object.entries(body)) {
     if (key.startsWith('@')) continue;
@@ -139,19 +138,9 @@ export function fromEntity(body: unknown, def: ObjectDefinition, view: ObjectDef
       const message = `Deep insert and update are not supported: set '${nav.field}' to the id, or '${nav.nav}@odata.bind' to ${nav.target}('<id>')`;
       throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: key }]);
     }
-    const field = view.fields[key];
-    if (field && JSON_VALUE_TYPES.has(field.type) && typeof value === 'string') {
-      try {
-        data[key] = JSON.parse(value);
-      } catch {
-        invalid[key] = `must be JSON text (a ${field.type} property holds its value as JSON in a string)`;
-      }
-      continue;
-    }
     data[key] = value;
   }
-  if (Object.keys(invalid).length) throw validationError(invalid);
-  return data;
+  return decodeJsonFields(data, view.fields);
 }
 
 function listOf(value: unknown, key: string): unknown[] {

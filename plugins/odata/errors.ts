@@ -5,7 +5,9 @@
  * what other protocols say (validation `fields`, permission `required_permission` and
  * `user_roles`, `retry_after`) is still there. Pure: no HTTP.
  */
-import { isPlainObject, ObjectQLError, toHttpError, type ErrorBody } from '../../kernel';
+import { isPlainObject, type ObjectQLError } from '../../kernel';
+import { jsonContentType, ODATA_VERSION } from './format';
+import { MethodNotAllowed } from './request-checks';
 
 export interface ODataErrorDetail {
   code: string;
@@ -23,12 +25,30 @@ export interface ODataErrorBody {
   };
 }
 
+/** An error as OData answers it: the kernel's status, OData's headers and body. */
+export interface ODataErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: ODataErrorBody;
+}
+
 /** Message of a validation failure meaning "missing": reported with the code REQUIRED_FIELD. */
 const REQUIRED = 'is required';
 
-/** Anything thrown → the ObjectQLError it stands for (framework errors mapped as the kernel maps them). */
-export function asObjectQLError(err: unknown): ObjectQLError {
-  return toHttpError(err);
+/**
+ * The whole OData error response: every OData error, whether the service answers it (a request,
+ * a $batch part) or the kernel does (credentials refused, a rate limit, a body that does not
+ * parse), is this. Errors are never cached; a method the resource does not take names the ones
+ * it does in Allow.
+ */
+export function odataErrorResponse(error: ObjectQLError): ODataErrorResponse {
+  const headers: Record<string, string> = {
+    'Content-Type': jsonContentType('minimal'),
+    'OData-Version': ODATA_VERSION,
+    'Cache-Control': 'no-store',
+  };
+  if (error instanceof MethodNotAllowed) headers.Allow = error.allow.join(', ');
+  return { status: error.status, headers, body: odataErrorBody(error) };
 }
 
 /** The OData error body of an error. */
@@ -47,11 +67,11 @@ export function odataErrorBody(error: ObjectQLError): ODataErrorBody {
 function odataDetails(error: ObjectQLError): ODataErrorDetail[] {
   const d = error.details;
   if (Array.isArray(d))
-    return d.filter(isPlainObject).map((x) => detail(String(x.code ?? error.code), String(x.message ?? error.message), x.target));
+    return d.filter(isPlainObject).map((x) => detail(text(x.code) ?? error.code, text(x.message) ?? error.message, x.target));
   if (!isPlainObject(d)) return [];
   if (isPlainObject(d.fields)) {
     return Object.entries(d.fields).map(([field, message]) =>
-      detail(message === REQUIRED ? 'REQUIRED_FIELD' : error.code, `${field}: ${String(message)}`, field),
+      detail(message === REQUIRED ? 'REQUIRED_FIELD' : error.code, `${field}: ${text(message) ?? JSON.stringify(message)}`, field),
     );
   }
   const target = d.field ?? d.parameter ?? d.object;
@@ -59,20 +79,11 @@ function odataDetails(error: ObjectQLError): ODataErrorDetail[] {
 }
 
 function detail(code: string, message: string, target: unknown): ODataErrorDetail {
-  return target === undefined || target === null ? { code, message } : { code, message, target: String(target) };
+  const named = text(target);
+  return named === undefined ? { code, message } : { code, message, target: named };
 }
 
-/**
- * An error rendered in OData's format through the kernel's `sendError` (which logs server
- * errors, adds WWW-Authenticate to a 401 and removes the request's credentials from the body).
- */
-export class ODataRenderedError extends ObjectQLError {
-  constructor(readonly original: ObjectQLError) {
-    super(original.code, original.message, original.details);
-  }
-
-  override toBody(): ErrorBody {
-    // ErrorBody's `details` is `unknown`: the OData body is one, with `innererror` beside it.
-    return odataErrorBody(this.original) as unknown as ErrorBody;
-  }
+/** A detail's member as text: strings, numbers and booleans as written; anything else is no text. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }

@@ -12,7 +12,8 @@ export const ETAG_FIELDS = ['updated_at', 'created_at'] as const;
 export function etagOf(record: DataRecord): string | undefined {
   const stamp = record.updated_at ?? record.created_at;
   if (stamp === undefined || stamp === null) return undefined;
-  const time = stamp instanceof Date ? stamp.getTime() : Date.parse(String(stamp));
+  const time =
+    stamp instanceof Date ? stamp.getTime() : typeof stamp === 'string' || typeof stamp === 'number' ? Date.parse(String(stamp)) : NaN;
   return Number.isNaN(time) ? undefined : `W/"${new Date(time).toISOString()}"`;
 }
 

@@ -1,26 +1,19 @@
 /**
  * The OData V4 plugin: the spec's OData routes under `basePath` (default /odata) — service
- * document, $metadata, entity sets, entities, $count, $batch — on the kernel's server, behind its
- * authentication, permissions and rate limits; or, with `port`, on a port of their own (the same
- * request pipeline, only the OData paths). A thin HTTP binding: what each request answers is
- * ODataService's (service.ts), which $batch parts go through as well.
+ * document, $metadata, entity sets, entities, $count, $batch — on the kernel's server (under the
+ * instance's base path), behind its authentication, permissions and rate limits; or, with `port`,
+ * on a port of their own (the same request pipeline, only the OData paths). A thin HTTP binding:
+ * what each request answers is ODataService's (service.ts), which $batch parts go through as
+ * well; every error under the base path, the kernel's included, is rendered in OData's format
+ * through the kernel's error formats.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import {
-  definePlugin,
-  isErrorCode,
-  ObjectQLError,
-  PluginError,
-  sendError,
-  type ErrorBody,
-  type Kernel,
-  type RequestContext,
-} from '../../kernel';
-import { listenOnOwnPort, type OwnPortServer } from '../../kernel/protocol';
+import { definePlugin, ObjectQLError, PluginError, type Kernel, type RequestContext } from '../../kernel';
+import { isJsonContentType, listenOnOwnPort, type OwnPortServer } from '../../kernel/protocol';
 import { DEFAULT_MAX_PARTS, executeBatch } from './batch';
-import { asObjectQLError, odataErrorBody, ODataRenderedError } from './errors';
+import { odataErrorBody, odataErrorResponse } from './errors';
 import { jsonContentType, ODATA_VERSION } from './format';
 import { parseOptions, type ODataOptions, type ODataSettings } from './options';
 import { ODataService, type ODataRequest, type ODataResponse } from './service';
@@ -30,8 +23,9 @@ export { ODataService, type ODataEngine, type ODataRequest, type ODataResponse }
 
 export default definePlugin((options: ODataOptions = {}) => {
   const settings = parseOptions(options);
-  const base = settings.basePath;
   let kernel: Kernel;
+  /** Where OData is served: basePath under the instance's base path, or as is on a port of its own. */
+  let base: string;
   let service: ODataService;
   let server: Server | undefined;
   let own: OwnPortServer | undefined;
@@ -49,17 +43,17 @@ export default definePlugin((options: ODataOptions = {}) => {
       }
       write(res, await service.handle(request, ctx, kernel.engine));
     } catch (err) {
-      sendError(req, res, new ODataRenderedError(asObjectQLError(err)));
+      kernel.http.sendError(req, res, err);
     }
   }
 
-  /** POST {basePath}/$batch: the body as bytes (JSON is parsed already), every part through the service. */
+  /** POST {base}/$batch: the body as bytes (JSON is parsed already), every part through the service. */
   async function batch(req: Request, ctx: RequestContext): Promise<ODataResponse> {
     const maxBytes = kernel.config.limits.maxBodyBytes;
-    const json = req.is(['application/json', 'application/*+json']);
-    const body = json ? req.body : await readBody(req, maxBytes);
+    const contentType = req.get('content-type');
+    const body: unknown = isJsonContentType(contentType) ? req.body : await readBody(req, maxBytes);
     return executeBatch({
-      contentType: req.get('content-type') ?? '',
+      contentType: contentType ?? '',
       body,
       ctx,
       dispatcher: service,
@@ -75,26 +69,26 @@ export default definePlugin((options: ODataOptions = {}) => {
     name: 'odata',
     register(k) {
       kernel = k;
-      checkAgainstKernel(settings, k);
-      service = new ODataService(k, settings);
-      k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, server)]);
-      // Failures answered before the route runs (credentials refused, rate limit, a body that is
-      // not JSON) are rendered by the kernel: under the base path they are turned into OData's
-      // error format here, on this one response, with the OData-Version header.
-      k.hooks.request.tapPromise({ name: 'odata', stage: -100 }, async (req, res) => {
-        if (!underBase(req.path, base) || !served(req)) return;
-        res.setHeader('OData-Version', ODATA_VERSION);
-        const json = res.json.bind(res);
-        res.json = ((body: unknown) => json(res.statusCode >= 400 ? asODataErrorBody(body) : body)) as Response['json'];
-      });
-      k.hooks.routes.tapPromise('odata', async (router) => {
-        // basePath is plain path segments (options.ts): safe in an express path.
+      checkExpandDepth(settings, k);
+      base = settings.port === undefined ? k.http.path(settings.basePath) : settings.basePath;
+      service = new ODataService(k, settings, base);
+      k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, base, server)]);
+      // Every error answered under the base path — by the route, or before it (credentials
+      // refused, a rate limit, a body that does not parse) — in OData's format. With a port of
+      // its own, what the main server answers there is not OData's and keeps the kernel's format.
+      k.http.errorFormat(base, (error, req) => (served(req) ? odataErrorResponse(error) : { body: error.toBody() }));
+      k.hooks.routes.tap('odata', (router) => {
+        // base is plain path segments (options.ts, the kernel's basePath): safe in an express path.
         router.use(base, (req, res, next) => {
           if (!served(req)) return next();
           void serve(req, res);
         });
       });
       if (settings.port !== undefined) k.hooks.ready.tapPromise('odata', () => listen());
+    },
+    start() {
+      // The doors' prefixes are final once every plugin has registered.
+      if (settings.port === undefined) checkAgainstRoutes(settings, base, kernel);
     },
     async stop() {
       const o = own;
@@ -107,7 +101,8 @@ export default definePlugin((options: ODataOptions = {}) => {
   /**
    * The port of its own, bound once the kernel is ready: its requests go through the kernel's
    * whole pipeline (security headers, identity, rate limits), and only OData paths (and /health)
-   * are let in.
+   * are let in. OData is at its basePath there, not under the instance's base path, which moves
+   * the kernel's server only.
    */
   async function listen(): Promise<void> {
     const app = kernel.http.app;
@@ -128,24 +123,30 @@ export default definePlugin((options: ODataOptions = {}) => {
   }
 });
 
-function checkAgainstKernel(settings: ODataSettings, k: Kernel): void {
+function checkExpandDepth(settings: ODataSettings, k: Kernel): void {
   const max = k.config.limits.maxExpandDepth;
   if (settings.maxExpandDepth > max) {
     throw new PluginError(
       `Plugin 'odata': maxExpandDepth ${settings.maxExpandDepth} is above the kernel's limits.maxExpandDepth ${max}; raise that limit too, or lower maxExpandDepth`,
     );
   }
-  if (settings.port !== undefined) return;
-  for (const [key, prefix] of Object.entries(k.config.routes)) {
-    const overlap =
-      prefix === settings.basePath || prefix.startsWith(`${settings.basePath}/`) || settings.basePath.startsWith(`${prefix}/`);
-    if (overlap)
-      throw new PluginError(`Plugin 'odata': basePath '${settings.basePath}' overlaps routes.${key} '${prefix}'; choose another basePath`);
+}
+
+/** OData's base may not be, contain or lie under the prefix of one of the spec's doors (both as served). */
+function checkAgainstRoutes(settings: ODataSettings, base: string, k: Kernel): void {
+  const b = base.toLowerCase();
+  for (const [key, served] of Object.entries(k.http.routes)) {
+    const prefix = served.toLowerCase();
+    if (prefix === b || prefix.startsWith(`${b}/`) || b.startsWith(`${prefix}/`)) {
+      const at = base === settings.basePath ? '' : ` (served at '${base}')`;
+      throw new PluginError(
+        `Plugin 'odata': basePath '${settings.basePath}'${at} overlaps the ${key} route '${served}' (routes.${key} or the path option of the plugin serving it); choose another basePath`,
+      );
+    }
   }
 }
 
-function capability(settings: ODataSettings, server: Server | undefined) {
-  const base = settings.basePath;
+function capability(settings: ODataSettings, base: string, server: Server | undefined) {
   const routes = [
     `GET ${base}`,
     `GET ${base}/$metadata`,
@@ -226,11 +227,4 @@ function write(res: Response, response: ODataResponse): void {
   }
   const body = response.body;
   res.send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
-}
-
-/** The kernel's error body → OData's (details as an array; the kernel's details kept as innererror). */
-function asODataErrorBody(body: unknown): unknown {
-  const error = (body as Partial<ErrorBody> | undefined)?.error;
-  if (!error || !isErrorCode(error.code) || Array.isArray(error.details)) return body;
-  return odataErrorBody(new ObjectQLError(error.code, error.message, error.details));
 }

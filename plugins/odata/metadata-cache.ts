@@ -4,13 +4,12 @@
  * give the same view share one document, and the number of views is bounded by the roles the
  * permission files name.
  *
- * Metadata is fixed at run time except the label and description of objects (the metadata API's
- * PUT changes them in place), which the document carries as annotations: each request compares
- * them with what the documents were built from (a loop, no hashing) and drops every document
- * when one changed, as the openapi plugin's cache does.
+ * What metadata changes at run time (the label and description of objects, by the metadata API's
+ * PUT, which the document carries as annotations) moves the registry's revision: the documents
+ * are current while it has not moved (one integer compare per request), and all dropped when it has.
  */
 import { createHash } from 'node:crypto';
-import type { ObjectDefinition, User } from '../../kernel';
+import type { User } from '../../kernel';
 import { buildEdmx, type EdmxObject } from './edmx';
 import type { ODataModel } from './model';
 
@@ -21,7 +20,8 @@ export interface MetadataDocument {
 
 export class MetadataCache {
   private readonly documents = new Map<string, MetadataDocument>();
-  private seen: Array<{ def: ObjectDefinition; label: string; description: string | undefined }> = [];
+  /** The registry revision the documents were built at. */
+  private revision: number | undefined;
   private readonly setIds = new WeakMap<ReadonlySet<string>, number>();
   private nextSetId = 0;
   private builds = 0;
@@ -60,12 +60,9 @@ export class MetadataCache {
   }
 
   private dropIfChanged(): void {
-    const objects = this.model.source.objects();
-    const fresh =
-      objects.length === this.seen.length &&
-      this.seen.every((s, i) => s.def === objects[i] && s.def.label === s.label && s.def.description === s.description);
-    if (fresh) return;
+    const revision = this.model.source.revision();
+    if (revision === this.revision) return;
     this.documents.clear();
-    this.seen = objects.map((def) => ({ def, label: def.label, description: def.description }));
+    this.revision = revision;
   }
 }

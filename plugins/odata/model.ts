@@ -6,7 +6,7 @@
  * property `<field>_nav` (a `_` more while that name is taken) to expand. Views are computed once
  * per object and per set of readable fields (the engine caches those per role set). Pure.
  */
-import type { FieldDefinition, ObjectDefinition, User } from '../../kernel';
+import type { CallerPermissions, FieldDefinition, ObjectDefinition, User } from '../../kernel';
 import type { ODataQueryTarget } from './query';
 
 export interface Relation {
@@ -18,19 +18,13 @@ export interface Relation {
   multiple: boolean;
 }
 
-/** What one caller may do with one object, as far as describing and querying go. */
-export interface ObjectAccess {
-  read: boolean;
-  edit: boolean;
-  delete: boolean;
-  readable: ReadonlySet<string>;
-}
-
-/** What the model reads: the registry's objects and each caller's access. */
+/** What the model reads: the registry's objects, its revision, and what each caller may do with an object. */
 export interface ModelSource {
   objects(): ObjectDefinition[];
   object(name: string): ObjectDefinition | undefined;
-  access(object: string, user: User | undefined): ObjectAccess;
+  /** Goes up whenever metadata changes at run time (kernel.registry.revision). */
+  revision(): number;
+  access(object: string, user: User | undefined): CallerPermissions;
 }
 
 export const NAV_SUFFIX = '_nav';
@@ -70,7 +64,7 @@ export class ODataModel {
     const out: Array<{ def: ObjectDefinition; readable: ReadonlySet<string> }> = [];
     for (const def of this.source.objects()) {
       const access = this.source.access(def.name, user);
-      if (access.read) out.push({ def, readable: access.readable });
+      if (access.canRead) out.push({ def, readable: access.readable });
     }
     return out;
   }

@@ -5,6 +5,7 @@
  * Pure: no HTTP.
  */
 import { ObjectQLError } from '../../kernel';
+import { jsonBodyProblem } from '../../kernel/protocol';
 
 /** A method the resource does not take: INVALID_REQUEST (the spec has no 405), answered with Allow. */
 export class MethodNotAllowed extends ObjectQLError {
@@ -39,15 +40,15 @@ export function onlyOptions(query: URLSearchParams, names: string[], what: strin
   return out;
 }
 
-const JSON_TYPE = /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i;
-
-/** The body of a write, which must be JSON: another Content-Type is 400 INVALID_REQUEST (the spec's table has no 415). */
+/**
+ * The body of a write, which must be JSON by the protocol layer's one rule (a request that has a
+ * body declares application/json or application/*+json): 400 INVALID_REQUEST otherwise (the
+ * spec's table has no 415), with OData's detail naming Content-Type. `headers` are the request's
+ * as sent (lower-case names): Content-Length or Transfer-Encoding say whether it has a body.
+ */
 export function jsonBody(headers: Record<string, string>, body: unknown): unknown {
-  const type = headers['content-type'];
-  if (type !== undefined && !JSON_TYPE.test(type)) {
-    const message = `Content-Type must be application/json, got '${type}'`;
-    throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: 'Content-Type' }]);
-  }
+  const message = jsonBodyProblem(headers);
+  if (message) throw new ObjectQLError('INVALID_REQUEST', message, [{ code: 'INVALID_REQUEST', message, target: 'Content-Type' }]);
   return body;
 }
 

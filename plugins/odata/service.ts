@@ -16,15 +16,15 @@ import {
   type Repository,
   type RequestContext,
 } from '../../kernel';
-import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan } from './entities';
-import { odataErrorBody } from './errors';
+import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan, type ExpandStep } from './entities';
+import { odataErrorResponse } from './errors';
 import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from './etag';
 import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } from './format';
 import { MetadataCache } from './metadata-cache';
 import { ODataModel, type ModelSource } from './model';
 import type { ODataSettings } from './options';
 import { parseODataQuery, type ODataQuerySettings } from './query';
-import { allowMethods, jsonBody, MethodNotAllowed, noOptions, onlyOptions, prefersMinimal } from './request-checks';
+import { allowMethods, jsonBody, noOptions, onlyOptions, prefersMinimal } from './request-checks';
 import { parseUrl, quoteKey, type Resource } from './resource-path';
 
 export interface ODataRequest {
@@ -73,18 +73,23 @@ export class ODataService {
   readonly metadata: MetadataCache;
   readonly basePath: string;
 
+  /**
+   * `basePath` is where the service is served, which every URL it writes starts with: the
+   * plugin's basePath under the instance's (kernel.http.path) on the kernel's server, as is on a
+   * port of its own.
+   */
   constructor(
     private readonly kernel: Kernel,
     private readonly settings: ODataSettings,
+    basePath = settings.basePath,
   ) {
-    this.basePath = settings.basePath;
+    this.basePath = basePath;
+    // Read when asked: the registry and the engine exist once the kernel has started.
     const source: ModelSource = {
       objects: () => kernel.registry.objects(),
       object: (name) => kernel.registry.object(name),
-      access(object, user) {
-        const p = kernel.engine.repo(object, { user }).permissions();
-        return { read: p.canRead, edit: p.canEdit, delete: p.canDelete, readable: p.readable };
-      },
+      revision: () => kernel.registry.revision,
+      access: (object, user) => kernel.engine.repo(object, { user }).permissions(),
     };
     this.model = new ODataModel(source);
     this.metadata = new MetadataCache(this.model);
@@ -119,14 +124,9 @@ export class ODataService {
   errorResponse(err: unknown, ctx: RequestContext): ODataResponse {
     const error = toObjectQLError(err);
     if (error.status >= 500) (ctx.logger ?? this.kernel.logger).error({ err }, error.message);
-    const headers: Record<string, string> = {
-      'Content-Type': jsonContentType('minimal'),
-      'OData-Version': ODATA_VERSION,
-      'Cache-Control': 'no-store',
-    };
-    if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    if (err instanceof MethodNotAllowed) headers.Allow = err.allow.join(', ');
-    return { status: error.status, headers, body: odataErrorBody(error) };
+    const response: ODataResponse = odataErrorResponse(error);
+    if (error.status === 401) response.headers['WWW-Authenticate'] = 'Bearer';
+    return response;
   }
 
   private dispatch(resource: Resource, call: Call): Promise<ODataResponse> | ODataResponse {
@@ -263,9 +263,11 @@ export class ODataService {
       const ids = Array.isArray(value) ? value.map(String) : [];
       return this.list(target, call, { field: 'id', op: 'in', value: ids });
     }
-    if (value === null) return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
+    // A single relation holds the related record's id, or nothing.
+    const id = typeof value === 'string' || typeof value === 'number' ? String(value) : null;
+    if (id === null) return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
     try {
-      return await this.read(target, String(value), call);
+      return await this.read(target, id, call);
     } catch (err) {
       // A reference to a record the caller may not see reads as no related entity, as in $expand.
       if (toObjectQLError(err).code === 'NOT_FOUND' && this.kernel.registry.object(relation.target))
@@ -325,7 +327,7 @@ export class ODataService {
     const condition = parseEntityTags(call.headers['if-match']);
     if (!condition || !this.settings.enableETags) return;
     const access = this.model.source.access(def.name, call.ctx.user);
-    if (!access[op] || !access.read) return;
+    if (!(op === 'edit' ? access.canEdit : access.canDelete) || !access.canRead) return;
     const fields = ETAG_FIELDS.filter((f) => access.readable.has(f));
     const current = await repo.findOne({ fields, filter: { field: 'id', op: 'eq', value: key } });
     if (!current) return;
@@ -399,7 +401,14 @@ export class ODataService {
     call: Call,
     opts: { plan?: ExpandPlan; strip?: string[]; keys?: Map<string, DataRecord>; select?: string[] },
   ): ODataResponse {
-    const entity = this.entity(record, def, opts.plan ?? new Map(), call, opts.strip ?? [], opts.keys ?? new Map());
+    const entity = this.entity(
+      record,
+      def,
+      opts.plan ?? new Map<string, ExpandStep>(),
+      call,
+      opts.strip ?? [],
+      opts.keys ?? new Map<string, DataRecord>(),
+    );
     const body = call.level === 'minimal' ? { '@odata.context': this.contextUrl(def, opts.select, '/$entity'), ...entity } : entity;
     const headers: Record<string, string> = { 'Cache-Control': ENTITY_CACHE_CONTROL };
     const etag = this.settings.enableETags ? etagOf(record) : undefined;

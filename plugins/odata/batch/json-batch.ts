@@ -83,6 +83,8 @@ function readRequest(raw: unknown, where: string, basePath: string): PlannedRequ
   const upper = method.toUpperCase();
   const hasBody = body !== undefined && body !== null;
   if (hasBody && (upper === 'GET' || upper === 'DELETE')) throw batchError(`a ${upper} request has no body`, `${where}.body`);
+  // The body member is JSON unless the headers name another type (OData JSON Format 4.01, batch requests).
+  if (hasBody) lower['content-type'] ??= 'application/json';
   return {
     id,
     method: upper,
@@ -90,7 +92,7 @@ function readRequest(raw: unknown, where: string, basePath: string): PlannedRequ
     headers: lower,
     body: hasBody ? { kind: 'value', value: body } : { kind: 'none' },
     where,
-    dependsOn: dependsOn as string[],
+    dependsOn,
     ...(raw.if !== undefined ? { unsupported: "the 'if' member (request dependency conditions) is not supported" } : {}),
   };
 }

@@ -3,6 +3,7 @@
  * groups) in order, each request's URL already resolved against the service root, or kept as a
  * reference `$<id>` to be resolved once the request it names has run.
  */
+import { isJsonContentType } from '../../../kernel/protocol';
 import { batchError } from './errors';
 
 /** A URL under the service root ('/Books(1)', with '?query' apart), or one that starts with `$<id>`. */
@@ -76,14 +77,17 @@ export function parseTarget(raw: string, basePath: string, where: string): Targe
   return target;
 }
 
-/** A request body as the dispatcher takes it: JSON parsed (when declared JSON or undeclared), other types as text. */
+/**
+ * A request body as the dispatcher takes it: JSON parsed when declared JSON or undeclared, another
+ * type as text. The service then holds a body to its one rule: an undeclared one is refused
+ * naming the Content-Type, as another type is.
+ */
 export function decodeBody(body: Buffer, contentType: string | undefined): RequestBody {
   if (body.length === 0) return { kind: 'none' };
   const text = body.toString('utf8');
-  const type = contentType?.split(';')[0].trim().toLowerCase();
-  if (type !== undefined && type !== '' && type !== 'application/json' && !type.endsWith('+json')) return { kind: 'value', value: text };
+  if (contentType?.trim() && !isJsonContentType(contentType)) return { kind: 'value', value: text };
   try {
-    return { kind: 'value', value: JSON.parse(text) };
+    return { kind: 'value', value: JSON.parse(text) as unknown };
   } catch (err) {
     return { kind: 'invalid', message: `Malformed JSON in request body: ${(err as Error).message}` };
   }

@@ -79,7 +79,8 @@ async function runSingle(run: Run, request: PlannedRequest): Promise<Outcome> {
   return { kind: 'request', request, response };
 }
 
-const CHANGESET_FAILED = Symbol('changeset failed');
+/** Thrown inside a changeset's transaction to roll it back once one of its requests has failed. */
+class ChangesetFailed extends Error {}
 
 async function runChangeset(run: Run, item: Extract<PlanItem, { kind: 'changeset' }>): Promise<Outcome> {
   const { requests, group } = item;
@@ -98,13 +99,13 @@ async function runChangeset(run: Run, item: Extract<PlanItem, { kind: 'changeset
           responses.push(response);
           if (response.status >= 400) {
             failure = { response, request };
-            throw CHANGESET_FAILED;
+            throw new ChangesetFailed('changeset failed');
           }
           if (request.id !== undefined) local.set(request.id, { ok: true, response, path, method: request.method });
         }
       });
     } catch (err) {
-      if (err !== CHANGESET_FAILED) failure = { response: errorResponse(err, run.logger) };
+      if (!(err instanceof ChangesetFailed)) failure = { response: errorResponse(err, run.logger) };
     }
   }
   run.groups.set(group, !failure);
@@ -176,11 +177,16 @@ function resolve(
     headers[name] = value;
   }
   if (request.body.kind === 'invalid') throw fail(request.body.message);
+  const body = request.body.kind === 'value' ? request.body.value : undefined;
+  // A part with a body says so as a request sent alone would (the service's one JSON body rule
+  // reads it from the headers): its length, unless the part gave one.
+  if (body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined)
+    headers['content-length'] = String(Buffer.byteLength(typeof body === 'string' ? body : JSON.stringify(body)));
   const odata: ODataRequest = {
     method: request.method,
     url: path + request.target.query,
     headers,
-    ...(request.body.kind === 'value' ? { body: request.body.value } : {}),
+    ...(body !== undefined ? { body } : {}),
   };
   return { request: odata, path };
 }

@@ -108,7 +108,7 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       expect(edm.sets.project.entityType).to.equal(`${edm.namespace}.project`);
       expect(edm.types.project.key).to.deep.equal(['id']);
       expect(edm.types.project.properties.budget.type).to.equal('Edm.Double');
-      expect(edm.types.project.properties.actual_cost, 'a manager reads actual_cost').to.exist;
+      expect(edm.types.project.properties, 'a manager reads actual_cost').to.have.property('actual_cost');
       expect(edm.types.task.navigations.project_nav.type).to.equal(`${edm.namespace}.project`);
       expect(edm.sets.task.bindings).to.deep.equal({ project_nav: 'project' });
     });
@@ -290,7 +290,7 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
         tags: ['research'],
         settings: { nested: [1, 2] } as any,
       });
-      expect(created.id).to.be.a('string').and.not.empty;
+      expect(created.id).to.be.a('string').and.not.equal('');
       expect(created).to.include({ name: 'Client Project', owner: 'carol', status: 'planning', priority: 'medium', budget: 5000 });
       expect(created.code).to.be.a('number');
       expect(new Date(created.created_at).toString()).not.to.equal('Invalid Date');
@@ -443,7 +443,7 @@ describe('OData through a real client (@odata/client, SQLite)', () => {
       ]);
       const byId = Object.fromEntries(responses.map((r: any) => [r.raw.id, r]));
       expect(byId.c.status).to.equal(400);
-      expect(((await byId.c.json()) as any).error.code).to.equal('VALIDATION_ERROR');
+      expect((await byId.c.json()).error.code).to.equal('VALIDATION_ERROR');
       // The others of the group were rolled back: 424 Failed Dependency.
       expect([byId.a.status, byId.b.status]).to.deep.equal([424, 424]);
       expect(await tasks.count()).to.equal(before);

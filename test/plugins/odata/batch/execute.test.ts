@@ -57,14 +57,14 @@ describe('$batch: executeBatch', () => {
         }
         if (req.method === 'POST') return entity(201, await repo.create(req.body as Record<string, unknown>));
         if (req.method === 'PATCH') {
-          const current = await repo.findOne(key!);
+          const current = await repo.findOne(key);
           if (current && req.headers['if-match'] && req.headers['if-match'] !== `W/"${String(current.updated_at)}"`) {
             return errorResponse(Object.assign(new Error('ETag mismatch'), { code: 'PRECONDITION_FAILED' }));
           }
-          await repo.update(key!, req.body as Record<string, unknown>);
-          return entity(200, (await repo.findOne(key!))!);
+          await repo.update(key, req.body as Record<string, unknown>);
+          return entity(200, (await repo.findOne(key))!);
         }
-        await repo.delete(key!);
+        await repo.delete(key);
         return { status: 204, headers: {} };
       } catch (err) {
         return errorResponse(err);
@@ -79,7 +79,7 @@ describe('$batch: executeBatch', () => {
       metadata: [dir],
       datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } } },
     });
-    s.kernel.hooks.recordChanged.tapPromise('test', async (change) => {
+    s.kernel.hooks.recordChanged.tap('test', (change) => {
       changes.push(change);
     });
   });

@@ -53,7 +53,7 @@ for (const [label, datasources] of BACKENDS) {
     async function ids(object: string, query: string, user: User = admin): Promise<string[]> {
       return (await items(object, query, user)).map((r) => String(r.id)).sort();
     }
-    async function failure(fn: () => Promise<unknown>): Promise<ObjectQLError> {
+    async function failure(fn: () => unknown): Promise<ObjectQLError> {
       try {
         await fn();
       } catch (err) {
@@ -186,8 +186,8 @@ for (const [label, datasources] of BACKENDS) {
         '$search=x&$filter=FIELD eq null',
         '$filter=contains(name, FIELD)',
       ]) {
-        const hidden = await failure(async () => parsed('project', query.replace('FIELD', 'actual_cost'), alice));
-        const unknown = await failure(async () => parsed('project', query.replace('FIELD', 'nosuch_cost'), alice));
+        const hidden = await failure(() => parsed('project', query.replace('FIELD', 'actual_cost'), alice));
+        const unknown = await failure(() => parsed('project', query.replace('FIELD', 'nosuch_cost'), alice));
         expect(hidden.message.replace('actual_cost', 'FIELD'), query).to.equal(unknown.message.replace('nosuch_cost', 'FIELD'));
         expect(hidden.details).to.deep.equal([{ code: 'INVALID_REQUEST', message: hidden.message, target: 'actual_cost' }]);
         // An admin may.
