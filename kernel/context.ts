@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-/** The user context of the spec: an id, roles and any further free keys. */
+/** The user context of the spec (docs/spec.md, "User context"): an id, roles and any further free keys. */
 export interface User {
   id: string;
   roles: string[];

@@ -1,5 +1,5 @@
 /**
- * The one error class of the service. Every code of the spec's error table lives in ERROR_CODES,
+ * The one error class of the service. Every code of the spec's error table (docs/spec.md) lives in ERROR_CODES,
  * with its HTTP status; each protocol renders an ObjectQLError in its own format.
  */
 export const ERROR_CODES = {

@@ -123,7 +123,7 @@ interface InterceptableHook {
 
 /**
  * Wraps every tap so that an error thrown inside it names the hook and the tap. An error that
- * carries one of the spec's codes passes through untouched: it is meant for the client.
+ * carries one of the spec's codes (docs/spec.md, "Errors") passes through untouched: it is meant for the client.
  */
 function annotateFailures(hook: InterceptableHook, hookName: string): void {
   hook.intercept({

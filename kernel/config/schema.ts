@@ -63,7 +63,7 @@ export const configSchema = z.strictObject({
    * `/health` stays where it is (and answers under it too).
    */
   basePath: prefix.optional(),
-  /** The spec's route prefixes; a plugin's own `path` option, when given, wins over its entry here. */
+  /** The spec's route prefixes (docs/spec.md, "Route prefixes"); a plugin's own `path` option, when given, wins here. */
   routes: z
     .strictObject({ rpc: prefix.optional(), data: prefix.optional(), metadata: prefix.optional(), files: prefix.optional() })
     .default({})

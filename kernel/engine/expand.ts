@@ -12,7 +12,7 @@ import type { DataRecord, ExpandOptions } from './types';
 export type CheckedExpand = Record<string, { options: ExpandOptions; target: string; multiple: boolean }>;
 
 const OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand']);
-/** The options of the spec's expand map; `filter` (an AST) is for protocols that build one themselves (OData). */
+/** The options of the spec's expand map (docs/spec.md); `filter` (an AST) is for protocols that build one themselves (OData). */
 const SPEC_OPTION_KEYS = ['fields', 'filters', 'sort', 'top', 'expand'];
 
 /**

@@ -5,7 +5,7 @@ import type { HookContext } from './types';
 
 /**
  * Runs one data event: the taps on every object ('*') first, then the object's own, in sequence.
- * An error carrying one of the spec's codes aborts with that code; anything else is reported as
+ * An error carrying one of the spec's codes (docs/spec.md, "Errors") aborts with that code; anything else is reported as
  * INTERNAL_ERROR naming the hook, with its details in the log only.
  */
 export async function runDataHooks(hooks: KernelHooks, ctx: HookContext, logger: Logger): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * One object seen by one caller: the data path of DESIGN.md §2. Reads live here; writes, bulk
+ * One object seen by one caller: the data path of docs/design.md §2. Reads live here; writes, bulk
  * operations, expand and actions are in files of their own and take this repository as their
  * context.
  */

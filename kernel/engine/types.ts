@@ -19,7 +19,7 @@ export interface ExpandOptions {
 }
 
 /**
- * A find request. `filters` is the spec's filter (array form or map form); `filter` is an AST
+ * A find request. `filters` is the spec's filter (docs/spec.md: array form or map form); `filter` is an AST
  * built by a protocol that has its own syntax (OData). When both are given they are and-ed.
  */
 export interface FindOptions {

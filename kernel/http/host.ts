@@ -53,7 +53,7 @@ export class HttpHost {
   /** Error formats by path prefix (lower case), longest first. */
   private errorFormats: Array<{ prefix: string; render: ErrorRenderer }> = [];
 
-  /** The prefixes of the spec's four doors as served (see route()). */
+  /** The prefixes of the spec's four doors (docs/spec.md, "Route prefixes") as served (see route()). */
   private readonly served: Record<RouteKey, string>;
 
   constructor(private readonly kernel: Kernel) {

@@ -1,6 +1,6 @@
 import type { Filter } from '../query/ast';
 
-/** Every field type the spec names; `formula` is accepted and stored as computed by hooks. */
+/** Every field type the spec names (docs/spec.md, "Field types"); `formula` is accepted and stored as computed by hooks. */
 export const FIELD_TYPES = [
   'text',
   'textarea',

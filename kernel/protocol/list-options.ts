@@ -13,7 +13,7 @@ import type { AggregateSpec } from '../query/ast';
 /** The options as decoded from a protocol's request; absent and null both mean "not given". */
 export interface ListInput {
   top?: unknown;
-  /** Deprecated alias of `top` (the spec keeps it for REST and GraphQL; JSON-RPC accepts it too). */
+  /** Deprecated alias of `top` (docs/spec.md, "Versioning": kept for REST and GraphQL; JSON-RPC accepts it too). */
   limit?: unknown;
   skip?: unknown;
   sort?: unknown;

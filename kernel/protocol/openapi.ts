@@ -1,6 +1,6 @@
 /**
  * Building blocks of the OpenAPI 3.0 document that protocol plugins share: the schema of each
- * object by the spec's type mapping, the error schema and its responses. The openapi plugin makes
+ * object by the spec's type mapping (docs/spec.md), the error schema and its responses. The openapi plugin makes
  * the base document from these and runs the kernel's `openapi` hook, where each protocol plugin
  * adds its own paths.
  */

@@ -1,5 +1,5 @@
 /**
- * The spec's filter language → the kernel's AST. Handles the array form
+ * The spec's filter language (docs/spec.md, "Filter expression") → the kernel's AST. Handles the array form
  * (`[[field, op, value], 'and', [...]]`, nested to any depth the limits allow) and the map form
  * of bulk operations (`{field: value}` or `{field: [op, value]}`). Purely syntactic: whether a
  * field exists or a value fits its type is checked by the engine against the object's metadata.

@@ -1,5 +1,5 @@
 /**
- * External services for tests (DESIGN.md §7). A test that needs one probes it: unreachable, it
+ * External services for tests (docs/design.md §7). A test that needs one probes it: unreachable, it
  * skips with the reason printed — unless REQUIRE_SERVICES names it (as .ci/run does for every
  * service the machine runs), in which case the test fails.
  */
