@@ -105,6 +105,6 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   };
 }
 
-export function failure(status: number, message: string, code: string): GraphQLHttpResponse {
+function failure(status: number, message: string, code: string): GraphQLHttpResponse {
   return { status, body: { errors: [{ message, extensions: { code } }] } };
 }
