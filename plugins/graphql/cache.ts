@@ -1,23 +1,30 @@
 /**
- * The current schema, built once from metadata and rebuilt when metadata changes.
+ * The current schema, built from metadata and rebuilt when metadata changes.
  *
- * As for the OpenAPI document (plugins/openapi/cache.ts): metadata is fixed at run time except
- * the label and description of objects (the metadata API's PUT updates them in place), which the
- * schema carries as descriptions. The cache remembers what it saw for each object and rebuilds
- * when one changed; the documents parsed and validated against the old schema go with it.
+ * The metadata registry's revision goes up with every change made at run time (the metadata
+ * API's PUT of an object's label or description, which the schema carries as type descriptions):
+ * the schema is current while the revision it was built at is, one integer compare per request.
+ * The documents parsed and validated against an old schema go with it.
  */
 import type { GraphQLSchema } from 'graphql';
 import type { ObjectDefinition } from '../../kernel';
-import type { Checked } from './execute';
+import { Documents } from './document';
 import type { BuiltSchema } from './schema';
 
+/** What the schema is built from: `kernel.registry`. */
+export interface MetadataSource {
+  readonly revision: number;
+  objects(): ObjectDefinition[];
+}
+
 export interface CurrentSchema extends BuiltSchema {
-  /** Parsed and validated documents of this schema, by query text (see execute.ts). */
-  documents: Map<string, Checked>;
+  /** The documents checked against this schema, by query text. */
+  documents: Documents;
 }
 
 interface Built extends CurrentSchema {
-  seen: { def: ObjectDefinition; label: string; description: string | undefined }[];
+  /** The registry's revision this schema was built at. */
+  revision: number;
 }
 
 export class SchemaCache {
@@ -25,8 +32,11 @@ export class SchemaCache {
   private builds = 0;
 
   constructor(
-    private readonly objects: () => ObjectDefinition[],
+    /** The registry (there once the kernel has loaded the metadata). */
+    private readonly metadata: () => MetadataSource,
     private readonly build: (objects: ObjectDefinition[]) => BuiltSchema,
+    /** Whether documents may use introspection (`__schema`, `__type`). */
+    private readonly introspection: boolean,
   ) {}
 
   /** How many times the schema was built (for tests and logs). */
@@ -35,23 +45,17 @@ export class SchemaCache {
   }
 
   get(): CurrentSchema {
-    if (this.built && this.isFresh(this.built)) return this.built;
-    const objects = this.objects();
-    const seen = objects.map((def) => ({ def, label: def.label, description: def.description }));
-    const built = this.build(objects);
+    // Read before building: a change made while building leaves this schema stale, not current.
+    const registry = this.metadata();
+    const revision = registry.revision;
+    if (this.built?.revision === revision) return this.built;
+    const built = this.build(registry.objects());
     this.builds += 1;
-    this.built = { ...built, documents: new Map(), seen };
+    this.built = { ...built, documents: new Documents(built.schema, this.introspection), revision };
     return this.built;
   }
 
   get schema(): GraphQLSchema {
     return this.get().schema;
-  }
-
-  private isFresh(built: Built): boolean {
-    for (const s of built.seen) {
-      if (s.def.label !== s.label || s.def.description !== s.description) return false;
-    }
-    return true;
   }
 }

@@ -6,6 +6,11 @@
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { isErrorCode, toObjectQLError, type ObjectQLError } from '../../kernel';
 
+/** A GraphQL response that carries only errors. */
+export interface ErrorsBody {
+  errors: GraphQLFormattedError[];
+}
+
 export const DOCUMENT_CODES = {
   /** The query text does not parse. */
   PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
@@ -29,12 +34,23 @@ export function formatError(error: GraphQLError, log: Log, code?: string): Graph
   const known = isErrorCode((original as { code?: unknown }).code);
   const e: ObjectQLError = toObjectQLError(original);
   if (!known) log(original, `GraphQL resolver failed at ${error.path?.join('.') ?? '?'}`);
-  const extensions: Record<string, unknown> = { code: e.code };
-  if (e.details !== undefined) extensions.details = e.details;
   return {
     message: e.message,
     ...(formatted.locations ? { locations: formatted.locations } : {}),
     ...(formatted.path ? { path: formatted.path } : {}),
-    extensions,
+    extensions: extensionsOf(e),
   };
+}
+
+/**
+ * A kernel error answered on the endpoint (credentials refused, rate limit, a body that is not
+ * JSON, a route that fails; see kernel.http.errorFormat) as a GraphQL response.
+ */
+export function kernelErrorBody(error: ObjectQLError): ErrorsBody {
+  return { errors: [{ message: error.message, extensions: extensionsOf(error) }] };
+}
+
+/** {code, details?} of a kernel error. */
+function extensionsOf(error: ObjectQLError): Record<string, unknown> {
+  return error.details === undefined ? { code: error.code } : { code: error.code, details: error.details };
 }

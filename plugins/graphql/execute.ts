@@ -7,20 +7,14 @@
  * that cannot run (no query, variables that are not a JSON object, a document that does not parse
  * or validate, variables that do not fit, an unknown operationName, a subscription over HTTP);
  * 405 with `Allow: POST` for a mutation sent by GET.
+ *
+ * Refused before that (refusal()): another method, 405 with `Allow: GET, POST`; a POST whose body
+ * is not declared as JSON, 415 (GraphQL over HTTP), with the protocol layer's message.
  */
-import {
-  execute,
-  getOperationAST,
-  GraphQLError,
-  NoSchemaIntrospectionCustomRule,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-} from 'graphql';
+import { execute, OperationTypeNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { jsonBodyProblem } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
+import { operationOf, type Documents } from './document';
 import { DOCUMENT_CODES, formatError, type Log } from './errors';
 
 export interface GraphQLHttpRequest {
@@ -37,34 +31,35 @@ export interface GraphQLHttpResponse {
 
 export interface Executor {
   schema: GraphQLSchema;
-  introspection: boolean;
+  /** The documents checked against `schema`. */
+  documents: Documents;
   log: Log;
-  /** Parsed and validated documents of this schema, by query text. */
-  documents: Map<string, Checked>;
 }
 
-/** A query text parsed and validated: its document, or its errors with their code. */
-export type Checked = { document: DocumentNode } | { errors: readonly GraphQLError[]; code: string };
-
-const MAX_CACHED_DOCUMENTS = 500;
+/** The answer to a request the endpoint does not read at all, or undefined. Header names in lower case. */
+export function refusal(method: string, headers: Readonly<Record<string, string | string[] | undefined>>): GraphQLHttpResponse | undefined {
+  if (method !== 'GET' && method !== 'POST') {
+    return {
+      ...failure(405, `${method} is not served here; use POST (or GET for queries)`, 'INVALID_REQUEST'),
+      headers: { Allow: 'GET, POST' },
+    };
+  }
+  const problem = method === 'POST' ? jsonBodyProblem(headers) : undefined;
+  return problem === undefined ? undefined : failure(415, problem, 'INVALID_REQUEST');
+}
 
 export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context: GraphQLContext): Promise<GraphQLHttpResponse> {
   const params = readParams(req);
   if ('error' in params) return failure(400, params.error, 'INVALID_REQUEST');
-  const checked = documentOf(ex, params.query);
+  const checked = ex.documents.check(params.query);
   if ('errors' in checked) return { status: 400, body: { errors: checked.errors.map((e) => formatError(e, ex.log, checked.code)) } };
   const document = checked.document;
-  const operation = getOperationAST(document, params.operationName);
-  if (!operation) {
-    const message = params.operationName
-      ? `Unknown operation named '${params.operationName}'`
-      : 'The document has several operations: name one in operationName';
-    return failure(400, message, 'INVALID_REQUEST');
-  }
-  if (req.method === 'GET' && operation.operation !== 'query') {
+  const operation = operationOf(document, params.operationName);
+  if ('problem' in operation) return failure(400, operation.problem, 'INVALID_REQUEST');
+  if (req.method === 'GET' && operation.operation !== OperationTypeNode.QUERY) {
     return { ...failure(405, `A ${operation.operation} cannot be sent with GET; use POST`, 'INVALID_REQUEST'), headers: { Allow: 'POST' } };
   }
-  if (operation.operation === 'subscription')
+  if (operation.operation === OperationTypeNode.SUBSCRIPTION)
     return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
   const result = await execute({
     schema: ex.schema,
@@ -96,7 +91,7 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   let vars = variables;
   if (req.method === 'GET' && typeof vars === 'string') {
     try {
-      vars = JSON.parse(vars);
+      vars = JSON.parse(vars) as unknown;
     } catch {
       return { error: "'variables' must be a JSON object" };
     }
@@ -106,27 +101,8 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   return {
     query,
     variables: (vars ?? undefined) as Record<string, unknown> | undefined,
-    operationName: (operationName ?? undefined) as string | undefined,
+    operationName: operationName ?? undefined,
   };
-}
-
-/** The parsed and validated document, or its errors; both remembered for this schema. */
-function documentOf(ex: Executor, query: string): Checked {
-  const cached = ex.documents.get(query);
-  if (cached) return cached;
-  let result: Checked;
-  try {
-    const document = parse(query);
-    const rules = ex.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
-    const errors = validate(ex.schema, document, rules);
-    result = errors.length ? { errors, code: DOCUMENT_CODES.VALIDATION_FAILED } : { document };
-  } catch (err) {
-    if (!(err instanceof GraphQLError)) throw err;
-    result = { errors: [err], code: DOCUMENT_CODES.PARSE_FAILED };
-  }
-  if (ex.documents.size >= MAX_CACHED_DOCUMENTS) ex.documents.delete(ex.documents.keys().next().value as string);
-  ex.documents.set(query, result);
-  return result;
 }
 
 function failure(status: number, message: string, code: string): GraphQLHttpResponse {

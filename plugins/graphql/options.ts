@@ -3,10 +3,8 @@
  * is created; a wrong value stops start-up with a message naming its key. Pure: no I/O.
  */
 import { z } from 'zod';
-import { parsePluginOptions, type PubSub } from '../../kernel';
+import { parsePluginOptions, routePrefix, type PubSub } from '../../kernel';
 
-/** Plain path segments: '/api/graphql', '/graphql' (no trailing slash, no parameters or patterns). */
-const PATH = /^(\/[A-Za-z0-9_\-.~]+)+$/;
 /** A GraphQL name: what federationServiceName must be to name a subgraph. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -20,10 +18,8 @@ const isPubSub = (v: unknown): v is PubSub =>
 
 const schema = z.strictObject(
   {
-    path: z
-      .string({ error: "must be a path such as '/api/graphql'" })
-      .regex(PATH, "must be a path of plain segments such as '/api/graphql' (letters, digits, - . _ ~; no trailing slash)")
-      .default('/api/graphql'),
+    /** The endpoint, under the instance's base path (config `basePath`). */
+    path: routePrefix.default('/api/graphql'),
     port: z
       .number({ error: 'must be a port number' })
       .int('must be a whole number')

@@ -3,11 +3,11 @@
  * context, and records → GraphQL values (json-like fields as JSON text). No HTTP here.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { ObjectQLError, validationError, type DataEngine, type DataRecord, type FindOptions, type ObjectDefinition } from '../../kernel';
+import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type ObjectDefinition } from '../../kernel';
+import { decodeJsonFields, isJsonTextField, listOptions, toJsonText } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
 import type { ObjectNames } from './naming';
 import { selectedFields } from './selection';
-import { isJsonField } from './type-mapping';
 
 export type ResolverFn = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
 
@@ -30,7 +30,7 @@ export interface ListArgs {
 export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames): ObjectResolvers {
   const object = def.name;
   const jsonFields = Object.values(def.fields)
-    .filter(isJsonField)
+    .filter(isJsonTextField)
     .map((f) => f.name);
   const byId = (id: string, fields: string[]): FindOptions => ({ fields, filter: { field: 'id', op: 'eq', value: id } });
 
@@ -61,68 +61,47 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     query: {
       [names.one]: (_p, args, context, info) =>
         engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
-      [names.list]: async (_p, args, context, info) => {
-        const options = listOptions(args as ListArgs, selectedFields(info, names.type));
+      [names.list]: async (_p, args: ListArgs, context, info) => {
+        const options = listFindOptions(args, selectedFields(info, names.type));
         return (await engine.repo(object, context.request).find(options)).items;
       },
     },
     mutation: {
-      [names.create]: (_p, args, context, info) => writeAndRead(context, info, (repo) => repo.create(inputData(args.input, def))),
+      [names.create]: (_p, args, context, info) =>
+        writeAndRead(context, info, (repo) => repo.create(decodeJsonFields(args.input as DataRecord, def.fields))),
       [names.update]: (_p, args, context, info) =>
-        writeAndRead(context, info, (repo) => repo.update(String(args.id), inputData(args.input, def))),
+        writeAndRead(context, info, (repo) => repo.update(String(args.id), decodeJsonFields(args.input as DataRecord, def.fields))),
       [names.delete]: (_p, args, context) => engine.repo(object, context.request).delete(String(args.id)),
     },
   };
 }
 
-/** The list query's arguments as a find request; `fields` adds to what the query selects. */
-export function listOptions(args: ListArgs, selected: string[]): FindOptions {
-  const options: FindOptions = { fields: [...new Set([...selected, ...(args.fields ?? []).filter((f): f is string => f !== null)])] };
-  if (args.top != null && args.limit != null && args.top !== args.limit) {
-    throw new ObjectQLError(
-      'INVALID_REQUEST',
-      `'limit' is a deprecated alias of 'top'; give one of them (got top ${args.top}, limit ${args.limit})`,
-      { field: 'limit' },
-    );
-  }
-  const top = args.top ?? args.limit;
-  if (top != null) options.top = top;
-  if (args.skip != null) options.skip = args.skip;
-  if (args.filters != null) options.filters = parseJsonArgument(args.filters, 'filters', 'a filter in the array or map form');
-  if (args.sort != null) {
-    const sort = args.sort.trim();
-    options.sort = sort.startsWith('[')
-      ? (parseJsonArgument(sort, 'sort', 'a sort such as \'-name\' or [["name", "desc"]]') as FindOptions['sort'])
-      : sort;
-  }
-  return options;
+/**
+ * The list query's arguments as a find request: GraphQL's own syntax decoded here (`filters` and a
+ * JSON `sort` arrive as JSON text; `fields` adds to what the query selects), then the protocol
+ * layer's one rule for every list (top and its deprecated alias limit, skip, ...).
+ */
+export function listFindOptions(args: ListArgs, selected: string[]): FindOptions {
+  return listOptions({
+    top: args.top,
+    limit: args.limit,
+    skip: args.skip,
+    fields: [...new Set([...selected, ...(args.fields ?? [])])],
+    filters: args.filters == null ? undefined : parseJsonArgument(args.filters, 'filters', 'a filter in the array or map form'),
+    sort: args.sort == null ? undefined : sortOf(args.sort),
+  });
+}
+
+/** `sort`: JSON text of the array form, or the text form ('-name', 'name desc') as it is. */
+function sortOf(text: string): unknown {
+  const sort = text.trim();
+  return sort.startsWith('[') ? parseJsonArgument(sort, 'sort', 'a sort such as \'-name\' or [["name", "desc"]]') : sort;
 }
 
 function parseJsonArgument(text: string, name: string, what: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     throw new ObjectQLError('INVALID_REQUEST', `Argument '${name}' must be JSON text holding ${what}`, { field: name });
   }
-}
-
-/** An input object → field values: json-like fields arrive as JSON text and are parsed. */
-export function inputData(input: unknown, def: ObjectDefinition): DataRecord {
-  const data: DataRecord = { ...(input as DataRecord) };
-  const problems: Record<string, string> = {};
-  for (const [name, value] of Object.entries(data)) {
-    const field = def.fields[name];
-    if (!field || !isJsonField(field) || typeof value !== 'string') continue;
-    try {
-      data[name] = JSON.parse(value);
-    } catch {
-      problems[name] = 'must be JSON text';
-    }
-  }
-  if (Object.keys(problems).length) throw validationError(problems);
-  return data;
-}
-
-function toJsonText(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
 }

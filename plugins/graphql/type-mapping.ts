@@ -1,12 +1,14 @@
 /**
  * Field types → GraphQL types, by the spec's type mapping. Pure.
  *
- * - json, object, file and image fields are `String` holding the value as JSON text, both ways.
+ * - json, object, file and image fields are `String` holding the value as JSON text, both ways
+ *   (the protocol layer's `isJsonTextField`, `toJsonText`, `decodeJsonFields`).
  * - A `multiple` field (a select or lookup holding several values) is a list of its type.
  * - A required field is non-null in the output type; the input type has every field optional.
  * - Types the spec's table does not name (formula) are `String`.
  */
-import { JSON_VALUE_TYPES, type FieldDefinition, type FieldType } from '../../kernel';
+import type { FieldDefinition, FieldType } from '../../kernel';
+import { isJsonTextField } from '../../kernel/protocol';
 
 export type ScalarName = 'String' | 'Float' | 'Int' | 'Boolean';
 
@@ -21,15 +23,17 @@ const SCALARS: Partial<Record<FieldType, ScalarName>> = {
 /** Field types no caller writes: left out of the input type. */
 const NOT_WRITTEN: ReadonlySet<FieldType> = new Set<FieldType>(['auto_number', 'formula']);
 
-export function isJsonField(field: FieldDefinition): boolean {
-  return JSON_VALUE_TYPES.has(field.type);
-}
+/**
+ * @deprecated The protocol layer's `isJsonTextField` decides which fields travel as JSON text;
+ * this name stays only until test/matrix/adapters/graphql.ts imports that one instead.
+ */
+export const isJsonField = isJsonTextField;
 
 /** The GraphQL type of a field, without the non-null mark. */
 export function baseType(field: FieldDefinition): string {
-  if (isJsonField(field)) return 'String';
   const scalar = SCALARS[field.type] ?? 'String';
-  return field.multiple ? `[${scalar}]` : scalar;
+  // A JSON-holding field is one JSON text, whatever it holds.
+  return field.multiple && !isJsonTextField(field) ? `[${scalar}]` : scalar;
 }
 
 /** The type of the field in the output type: `id` is `String!`, required fields are non-null. */

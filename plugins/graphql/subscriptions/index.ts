@@ -4,8 +4,8 @@
  * - Schema: `type Subscription` with `<object>Created / Updated / Deleted(where: <Type>Where)`
  *   per object (sdl.ts), contributed to the plugin's schema.
  * - Transport: graphql-ws (protocol `graphql-transport-ws`) on a `ws` server without a server of
- *   its own, at the endpoint's path on the kernel's HTTP server (`kernel.http.upgrade(path)`),
- *   i.e. the HTTP address with the ws scheme. Keep-alive: ws pings every 12 s (graphql-ws's
+ *   its own, at the endpoint's path on the kernel's HTTP server (`kernel.http.upgrade(api.path)`,
+ *   the base path included), i.e. the HTTP address with the ws scheme. Keep-alive: ws pings every 12 s (graphql-ws's
  *   default); the client must send connection_init within 3 s. Queries and mutations are served
  *   on the socket too, with the same schema and checks as over HTTP (introspection setting included).
  * - Identity: the `authorization` connection parameter ("Bearer <token>") goes through the
@@ -20,25 +20,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import {
-  GraphQLError,
-  NoSchemaIntrospectionCustomRule,
-  getOperationAST,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ExecutionArgs,
-  type GraphQLFormattedError,
-  type GraphQLResolveInfo,
-} from 'graphql';
+import { GraphQLError, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
 import { upgradeAuthRequest } from '../../../kernel/protocol';
 import type { GraphQLPluginApi, SubscriptionsModule } from '../api';
 import type { GraphQLContext } from '../context';
-import { DOCUMENT_CODES, formatError } from '../errors';
+import { operationOf } from '../document';
+import { formatError } from '../errors';
 import type { ResolverMap, SchemaContribution } from '../schema';
 import { selectedFields } from '../selection';
 import { RecordFeed } from './feed';
@@ -107,36 +97,6 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
     target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
   };
 
-  async function authenticate(
-    kernel: Kernel,
-    params: Readonly<Record<string, unknown>> | undefined,
-    request: IncomingMessage,
-  ): Promise<Connection | false> {
-    const authorization = params?.authorization ?? params?.Authorization;
-    if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') return false;
-    // Only the connection parameter is a credential here, not the upgrade request's headers.
-    const credentials: Record<string, string> = typeof authorization === 'string' ? { authorization } : {};
-    try {
-      const user = (await kernel.hooks.authenticate.promise(upgradeAuthRequest(request, kernel.logger, credentials))) ?? undefined;
-      return { user };
-    } catch (err) {
-      kernel.logger.debug({ err }, 'GraphQL WebSocket connection refused');
-      return false;
-    }
-  }
-
-  function checkDocument(query: string): { document: DocumentNode } | { errors: readonly GraphQLError[]; code: string } {
-    try {
-      const document = parse(query);
-      const rules = api.settings.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
-      const errors = validate(api.getSchema(), document, rules);
-      return errors.length ? { errors, code: DOCUMENT_CODES.VALIDATION_FAILED } : { document };
-    } catch (err) {
-      if (!(err instanceof GraphQLError)) throw err;
-      return { errors: [err], code: DOCUMENT_CODES.PARSE_FAILED };
-    }
-  }
-
   return {
     contributor,
     handleUpgrade,
@@ -163,30 +123,23 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
       wss.on('connection', (socket) => socket.on('error', (err) => kernel.logger.debug({ err }, 'GraphQL WebSocket error')));
       server = useServer(
         {
-          schema: () => api.getSchema(),
           onConnect: async (ctx) => {
             const connection = await authenticate(kernel, ctx.connectionParams, ctx.extra.request);
             if (!connection) return false;
             connections.set(ctx.extra.socket, connection);
             return true;
           },
+          // Checked as over HTTP: the same schema, the same cached documents, the same introspection rule.
           onSubscribe: (ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] => {
-            const checked = checkDocument(payload.query);
+            const current = api.current();
+            const checked = current.documents.check(payload.query);
             if ('errors' in checked) return checked.errors.map((e) => withCode(e, checked.code));
             const operationName = payload.operationName ?? undefined;
-            if (!getOperationAST(checked.document, operationName)) {
-              return [
-                new GraphQLError(
-                  operationName
-                    ? `Unknown operation named '${operationName}'`
-                    : 'The document has several operations: name one in operationName',
-                  { extensions: { code: 'INVALID_REQUEST' } },
-                ),
-              ];
-            }
+            const operation = operationOf(checked.document, operationName);
+            if ('problem' in operation) return [new GraphQLError(operation.problem, { extensions: { code: 'INVALID_REQUEST' } })];
             const user = connections.get(ctx.extra.socket)?.user;
             return {
-              schema: api.getSchema(),
+              schema: current.schema,
               document: checked.document,
               operationName,
               variableValues: payload.variables ?? undefined,
@@ -224,6 +177,28 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
       feed = undefined;
     },
   };
+}
+
+/**
+ * The identity of a connection, from its `authorization` connection parameter only (not the
+ * upgrade request's headers); false when it is refused.
+ */
+async function authenticate(
+  kernel: Kernel,
+  params: Readonly<Record<string, unknown>> | undefined,
+  request: IncomingMessage,
+): Promise<Connection | false> {
+  const authorization = params?.authorization ?? params?.Authorization;
+  if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') return false;
+  // Only the connection parameter is a credential here, not the upgrade request's headers.
+  const credentials: Record<string, string> = typeof authorization === 'string' ? { authorization } : {};
+  try {
+    const user = (await kernel.hooks.authenticate.promise(upgradeAuthRequest(request, kernel.logger, credentials))) ?? undefined;
+    return { user };
+  } catch (err) {
+    kernel.logger.debug({ err }, 'GraphQL WebSocket connection refused');
+    return false;
+  }
 }
 
 /** A document error carrying its code (formatError gives it to the client). */

@@ -6,8 +6,9 @@
  * field or a value of the wrong type when the subscription is validated. Pure.
  */
 import { PluginError, type FieldDefinition, type ObjectDefinition } from '../../../kernel';
+import { isJsonTextField } from '../../../kernel/protocol';
 import { objectNames } from '../naming';
-import { baseType, isJsonField } from '../type-mapping';
+import { baseType } from '../type-mapping';
 
 export type EventKind = 'created' | 'updated' | 'deleted';
 export const EVENT_KINDS: readonly EventKind[] = ['created', 'updated', 'deleted'];
@@ -32,7 +33,7 @@ export function subscriptionNames(object: string): SubscriptionNames {
 
 /** Fields `where` can name: one value compared for equality (no lists, no JSON text). */
 export function whereFields(def: ObjectDefinition): FieldDefinition[] {
-  return Object.values(def.fields).filter((f) => !isJsonField(f) && !f.multiple);
+  return Object.values(def.fields).filter((f) => !f.multiple && !isJsonTextField(f));
 }
 
 /** The SDL of the Subscription type and the where inputs; a where type clashing with a generated type stops start-up. */

@@ -70,9 +70,10 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  /** Ends the stream and rejects with the error (graphql-js passes on what its consumer threw). */
   throw(error?: unknown): Promise<IteratorResult<P>> {
     this.close();
-    return Promise.reject(error);
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 
   [Symbol.asyncIterator](): this {

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
@@ -175,23 +176,20 @@ describe('GraphiQL page', () => {
       cspReports.length = 0;
       reportViolations = true;
       try {
-        const dom = await new Promise<string>((resolve, reject) => {
-          execFile(
-            chromium!,
-            [
-              '--headless',
-              '--no-sandbox',
-              '--disable-gpu',
-              '--disable-dev-shm-usage',
-              '--no-first-run',
-              '--virtual-time-budget=10000',
-              '--dump-dom',
-              base + PATH,
-            ],
-            { timeout: 50_000, maxBuffer: 16 * 1024 * 1024 },
-            (err, stdout) => (err ? reject(err) : resolve(stdout)),
-          );
-        });
+        const { stdout: dom } = await promisify(execFile)(
+          chromium!,
+          [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-dev-shm-usage',
+            '--no-first-run',
+            '--virtual-time-budget=10000',
+            '--dump-dom',
+            base + PATH,
+          ],
+          { timeout: 50_000, maxBuffer: 16 * 1024 * 1024 },
+        );
         expect(dom).to.include('class="graphiql-container"');
         expect(dom).to.include('CodeMirror');
         expect(dom).to.not.include('Loading GraphiQL…');

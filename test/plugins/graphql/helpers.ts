@@ -28,5 +28,5 @@ export function gql(s: TestServer, query: string, variables?: Record<string, unk
 
 /** GET with the given query-string parameters. */
 export function gqlGet(s: TestServer, params: Record<string, string>, user?: User, headers: Record<string, string> = {}): Promise<Res> {
-  return s.request('GET', `/api/graphql?${new URLSearchParams(params)}`, undefined, { ...as(user), ...headers });
+  return s.request('GET', `/api/graphql?${new URLSearchParams(params).toString()}`, undefined, { ...as(user), ...headers });
 }

@@ -24,6 +24,8 @@ describe('GraphQL plugin options', () => {
       federationServiceName: 'objectql',
     });
     expect(parseOptions({ port: 4001, introspection: false }).port).to.equal(4001);
+    // The kernel's route prefix rule: a trailing slash is dropped.
+    expect(parseOptions({ path: '/gql/' }).path).to.equal('/gql');
   });
 
   it('names the key of every wrong option', () => {

@@ -129,6 +129,15 @@ describe('GraphQL schema (spec: GraphQL API table)', () => {
     const page = await gql(s, '{ projectList(sort: "[[\\"name\\", \\"desc\\"]]", top: 1, skip: 1) { name } }', undefined, USERS.admin);
     expect(page.body.data.projectList).to.deep.equal([{ name: [...names].reverse()[1] }]);
     expect((await gql(s, '{ projectList(limit: 2) { id } }', undefined, USERS.admin)).body.data.projectList).to.have.length(2);
+    expect((await gql(s, '{ projectList(top: 2, limit: 2) { id } }', undefined, USERS.admin)).body.data.projectList).to.have.length(2);
+    // Two different page sizes: the protocol layer's one rule, as in REST and JSON-RPC.
+    const conflict = await gql(s, '{ projectList(top: 1, limit: 2) { id } }', undefined, USERS.admin);
+    expect(conflict.status).to.equal(200);
+    expect(conflict.body.data).to.deep.equal({ projectList: null });
+    expect(conflict.body.errors[0]).to.deep.include({
+      message: "'top' (1) and 'limit' (2) disagree: 'limit' is a deprecated alias of 'top'; give one of them",
+      extensions: { code: 'INVALID_REQUEST', details: { parameter: 'limit' } },
+    });
     const filtered = await gql(
       s,
       'query($f: String) { projectList(filters: $f) { id status } }',
@@ -167,7 +176,8 @@ describe('GraphQL schema (spec: GraphQL API table)', () => {
     const badJson = await gql(s, `mutation { updateProject(id: "${p.id}", input: {settings: "{nope"}) { id } }`, undefined, USERS.admin);
     expect(badJson.body.errors[0].extensions).to.deep.equal({
       code: 'VALIDATION_ERROR',
-      details: { fields: { settings: 'must be JSON text' } },
+      // The protocol layer's one message for JSON text (OData says the same).
+      details: { fields: { settings: 'must be JSON text (a json value travels as JSON in a string)' } },
     });
     const invalid = await gql(s, `mutation { updateProject(id: "${p.id}", input: {budget: -5}) { id } }`, undefined, USERS.admin);
     expect(invalid.status).to.equal(200);

@@ -51,7 +51,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
     await server?.stop();
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+    await Promise.all(clients.splice(0).map(async (c) => await c.dispose()));
   });
 
   function client(connectionParams?: Record<string, unknown>, extra: { onClosed?: (e: unknown) => void } = {}): Client {
@@ -120,7 +120,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
         expect(events, 'no event expected').to.deep.equal([]);
       },
       dispose,
-    } as Sub;
+    };
     await settle();
     return sub;
   }
@@ -143,7 +143,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
         kernel: k,
         settings: parseOptions({}),
         path: PATH,
-        getSchema: () => {
+        current: () => {
           throw new Error('unused');
         },
         contextFor,
