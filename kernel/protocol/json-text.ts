@@ -7,7 +7,7 @@ import { JSON_VALUE_TYPES, type FieldDefinition } from '../metadata/types';
 import type { DataRecord } from '../engine/types';
 
 /** Whether the field's values travel as JSON text. */
-export function isJsonTextField(field: FieldDefinition | undefined): field is FieldDefinition {
+export function isJsonTextField(field: FieldDefinition | undefined): boolean {
   return field !== undefined && JSON_VALUE_TYPES.has(field.type);
 }
 
@@ -34,7 +34,7 @@ export function decodeJsonFields(data: DataRecord, fields: Readonly<Record<strin
   const problems: Record<string, string> = {};
   for (const [name, value] of Object.entries(data)) {
     const field = fields[name];
-    if (!isJsonTextField(field) || typeof value !== 'string') continue;
+    if (!field || !isJsonTextField(field) || typeof value !== 'string') continue;
     const decoded = fromJsonText(field, value);
     if ('problem' in decoded) problems[name] = decoded.problem;
     else out[name] = decoded.value;

@@ -23,12 +23,6 @@ const SCALARS: Partial<Record<FieldType, ScalarName>> = {
 /** Field types no caller writes: left out of the input type. */
 const NOT_WRITTEN: ReadonlySet<FieldType> = new Set<FieldType>(['auto_number', 'formula']);
 
-/**
- * @deprecated The protocol layer's `isJsonTextField` decides which fields travel as JSON text;
- * this name stays only until test/matrix/adapters/graphql.ts imports that one instead.
- */
-export const isJsonField = isJsonTextField;
-
 /** The GraphQL type of a field, without the non-null mark. */
 export function baseType(field: FieldDefinition): string {
   const scalar = SCALARS[field.type] ?? 'String';

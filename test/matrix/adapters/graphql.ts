@@ -41,7 +41,7 @@
  */
 import { ERROR_CODES, isErrorCode, type ObjectDefinition } from '../../../kernel';
 import { objectNames } from '../../../plugins/graphql/naming';
-import { isJsonField } from '../../../plugins/graphql/type-mapping';
+import { isJsonTextField } from '../../../kernel/protocol';
 import { specFilter, type Client, type ListQuery, type Outcome, type ProtocolAdapter, type Rec } from '../protocol';
 import type { MatrixUser } from '../users';
 
@@ -66,7 +66,7 @@ export const graphqlAdapter: ProtocolAdapter = {
       const out: Rec = {};
       for (const [k, v] of Object.entries(value)) {
         const field = def.fields[k];
-        out[k] = field && isJsonField(field) && typeof v === 'string' ? JSON.parse(v) : v;
+        out[k] = field && isJsonTextField(field) && typeof v === 'string' ? JSON.parse(v) : v;
       }
       return out;
     }
@@ -76,7 +76,7 @@ export const graphqlAdapter: ProtocolAdapter = {
       return Object.fromEntries(
         Object.entries(data).map(([k, v]) => [
           k,
-          def.fields[k] && isJsonField(def.fields[k]) && v !== null && v !== undefined ? JSON.stringify(v) : v,
+          def.fields[k] && isJsonTextField(def.fields[k]) && v !== null && v !== undefined ? JSON.stringify(v) : v,
         ]),
       );
     }
