@@ -13,6 +13,7 @@
  *   reconnection; a (un)subscribe sent while it is down waits for the connection instead of failing.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { closeNow } from './quit';
 
 export type RedisProfile = 'commands' | 'subscriber';
 
@@ -53,37 +54,33 @@ export function createRedisClient(url: string, profile: RedisProfile, connection
 /**
  * Connects, resolving once the client is ready. A command sent earlier may already have started
  * connecting a lazy client: then this waits for that attempt. When the attempt fails, the client
- * is disconnected (no reconnection loop is left behind) and the promise rejects with the error.
+ * is disconnected (no reconnection loop is left behind) and the promise rejects with its error
+ * (ECONNREFUSED, WRONGPASS, ...).
  */
 export async function connectRedis(client: Redis): Promise<void> {
   try {
     await untilReady(client);
   } catch (err) {
-    client.disconnect();
+    closeNow(client);
     throw err;
   }
 }
 
 function untilReady(client: Redis): Promise<void> {
-  switch (client.status) {
-    case 'ready':
-      return Promise.resolve();
-    case 'wait':
-      return client.connect();
-    case 'end':
-      return Promise.reject(new Error('Connection is closed.'));
-    default:
-      return new Promise<void>((resolve, reject) => {
-        const onReady = () => {
-          client.off('error', onError);
-          resolve();
-        };
-        const onError = (err: Error) => {
-          client.off('ready', onReady);
-          reject(err);
-        };
-        client.once('ready', onReady);
-        client.once('error', onError);
-      });
-  }
+  if (client.status === 'ready') return Promise.resolve();
+  if (client.status === 'end') return Promise.reject(new Error('Connection is closed.'));
+  return new Promise<void>((resolve, reject) => {
+    const settle = (err?: Error) => {
+      client.off('ready', onReady);
+      client.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => settle();
+    // The 'error' event names the cause; connect() itself rejects with a bare "Connection is closed."
+    const onError = (err: Error) => settle(err);
+    client.once('ready', onReady);
+    client.once('error', onError);
+    if (client.status === 'wait') client.connect().catch((err: Error) => settle(err));
+  });
 }

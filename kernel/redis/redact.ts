@@ -8,15 +8,17 @@ const MASK = '***';
 
 /**
  * `url` with every password in it replaced by ***: the userinfo's, and query parameters such as
- * `?password=` or `?sentinelPassword=` (ioredis reads its options from the query too). A URL that
- * does not parse cannot be taken apart safely: all but its scheme is masked.
+ * `?password=` or `?sentinelPassword=` (ioredis reads its options from the query too). What cannot
+ * be taken apart safely — no `scheme://`, or a URL that does not parse — is masked after its scheme.
  */
 export function redactRedisUrl(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
   let parsed: URL;
   try {
+    if (!scheme) throw new TypeError('no scheme');
     parsed = new URL(url);
   } catch {
-    return (/^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '') + MASK;
+    return scheme + MASK;
   }
   if (parsed.password) parsed.password = MASK;
   for (const name of [...parsed.searchParams.keys()]) if (/pass/i.test(name)) parsed.searchParams.set(name, MASK);
