@@ -12,14 +12,9 @@ const MASK = '***';
  * be taken apart safely — no `scheme://`, or a URL that does not parse — is masked after its scheme.
  */
 export function redactRedisUrl(url: string): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
-  let parsed: URL;
-  try {
-    if (!scheme) throw new TypeError('no scheme');
-    parsed = new URL(url);
-  } catch {
-    return scheme + MASK;
-  }
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0];
+  if (!scheme || !URL.canParse(url)) return (scheme ?? '') + MASK;
+  const parsed = new URL(url);
   if (parsed.password) parsed.password = MASK;
   for (const name of [...parsed.searchParams.keys()]) if (/pass/i.test(name)) parsed.searchParams.set(name, MASK);
   return parsed.href;

@@ -9,8 +9,7 @@
  * waiting — and the client keeps reconnecting; the outage and the return are logged once each.
  */
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { ObjectQLError, PluginError } from '../../kernel';
+import { ObjectQLError, PluginError, type Logger } from '../../kernel';
 import { connectRedis, createRedisClient, logRedisOutages, quitRedis, redactRedisUrl, type OutageLog } from '../../kernel/redis';
 import type { SessionStore, StoredSession } from './session-store';
 
