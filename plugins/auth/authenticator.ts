@@ -12,11 +12,8 @@ import { bodyUser } from './body-user';
 import { clearedSessionCookie, readSessionCookie } from './cookie';
 import type { JwtVerifier } from './jwt';
 import type { SessionOptions } from './options';
-import { AUTHENTICATION_REQUIRED, CredentialRejected, rejectionError, unauthorized } from './rejection';
+import { AUTHENTICATION_REQUIRED, CredentialRejected, rejectionError, unauthorized, type CredentialForm } from './rejection';
 import type { SessionService } from './sessions';
-
-/** Which credential form a request's headers present, by precedence; undefined: none. */
-export type CredentialForm = 'bearer' | 'apiKey' | 'session';
 
 export interface AuthenticatorSettings {
   jwt?: JwtVerifier;
@@ -24,8 +21,8 @@ export interface AuthenticatorSettings {
   sessions?: { service: SessionService; cookie: SessionOptions['cookie'] };
   required: boolean;
   anonymous?: { roles: string[] };
-  /** `security.allowBodyUser` and the JSON-RPC route it applies to. */
-  bodyUser?: { rpcPath: string };
+  /** `security.allowBodyUser`, and the JSON-RPC route as served (asked per request: it is known once every plugin registered). */
+  bodyUser?: { rpcPath: () => string };
 }
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
@@ -84,7 +81,7 @@ export class Authenticator {
       case undefined:
         break;
     }
-    const fromBody = this.settings.bodyUser && bodyUser(req, this.settings.bodyUser.rpcPath);
+    const fromBody = this.settings.bodyUser && bodyUser(req, this.settings.bodyUser.rpcPath());
     if (fromBody) return fromBody;
     if (anonymous) return { id: 'anonymous', roles: [...anonymous.roles], anonymous: true };
     if (this.settings.required) throw unauthorized(req, AUTHENTICATION_REQUIRED);

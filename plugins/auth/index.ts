@@ -51,12 +51,14 @@ export default definePlugin((input: AuthOptions = {}) => {
           sessions: service && sessionOptions && { service, cookie: sessionOptions.cookie },
           required: options.required,
           anonymous: options.anonymous,
-          bodyUser: k.config.security.allowBodyUser ? { rpcPath: k.config.routes.rpc } : undefined,
+          // Read per request: the JSON-RPC plugin may register after this one, and its own `path` option moves the route.
+          bodyUser: k.config.security.allowBodyUser ? { rpcPath: () => kernel.http.routes.rpc } : undefined,
         },
         k.logger,
       );
       k.hooks.authenticate.tapPromise({ name: 'auth', stage: AUTHENTICATE_STAGE }, (req) => authenticator.authenticate(req));
-      const routes = sessionOptions ? ['POST', 'GET', 'DELETE'].map((m) => `${m} ${sessionOptions.path}/session`) : [];
+      const sessionPath = sessionOptions && k.http.path(sessionOptions.path);
+      const routes = sessionPath ? ['POST', 'GET', 'DELETE'].map((m) => `${m} ${sessionPath}/session`) : [];
       k.hooks.capabilities.tap('auth', (list) => [
         ...list,
         {
@@ -66,12 +68,12 @@ export default definePlugin((input: AuthOptions = {}) => {
           ...(routes.length ? { routes } : {}),
         },
       ]);
-      if (service && sessionOptions) {
+      if (service && sessionOptions && sessionPath) {
         k.provide('sessions', service);
-        k.hooks.routes.tapPromise('auth', async (router) =>
-          sessionRoutes(router, { kernel: k, options: sessionOptions, service, authenticator }),
+        k.hooks.routes.tap('auth', (router) =>
+          sessionRoutes(router, { kernel: k, path: sessionPath, options: sessionOptions, service, authenticator }),
         );
-        k.hooks.openapi.tap('auth', (doc) => addSessionPaths(doc, sessionOptions.path));
+        k.hooks.openapi.tap('auth', (doc) => addSessionPaths(doc, sessionPath));
       }
     },
     async start() {

@@ -12,31 +12,29 @@ export class MemorySessionStore implements SessionStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async open(): Promise<void> {}
+  open(): Promise<void> {
+    return Promise.resolve();
+  }
 
-  async put(key: string, session: StoredSession): Promise<void> {
+  put(key: string, session: StoredSession): Promise<void> {
     this.sweep();
     // A copy in and a copy out: nothing outside the store can change a stored session.
     this.sessions.set(key, structuredClone(session));
+    return Promise.resolve();
   }
 
-  async get(key: string): Promise<StoredSession | undefined> {
-    this.sweep();
-    const session = this.sessions.get(key);
-    if (session && session.expiresAt <= this.now()) {
-      this.sessions.delete(key);
-      return undefined;
-    }
-    return session && structuredClone(session);
+  get(key: string): Promise<StoredSession | undefined> {
+    const session = this.live(key);
+    return Promise.resolve(session && structuredClone(session));
   }
 
-  async delete(key: string): Promise<boolean> {
-    const session = await this.get(key);
+  delete(key: string): Promise<boolean> {
+    const live = this.live(key) !== undefined;
     this.sessions.delete(key);
-    return session !== undefined;
+    return Promise.resolve(live);
   }
 
-  async deleteUser(userId: string): Promise<number> {
+  deleteUser(userId: string): Promise<number> {
     let count = 0;
     const now = this.now();
     for (const [key, session] of this.sessions) {
@@ -44,11 +42,23 @@ export class MemorySessionStore implements SessionStore {
       this.sessions.delete(key);
       if (session.expiresAt > now) count++;
     }
-    return count;
+    return Promise.resolve(count);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.sessions.clear();
+    return Promise.resolve();
+  }
+
+  /** The stored session under `key` unless it has expired (then it is dropped). */
+  private live(key: string): StoredSession | undefined {
+    this.sweep();
+    const session = this.sessions.get(key);
+    if (session && session.expiresAt <= this.now()) {
+      this.sessions.delete(key);
+      return undefined;
+    }
+    return session;
   }
 
   private sweep(): void {

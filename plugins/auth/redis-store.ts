@@ -1,11 +1,16 @@
 /**
  * Sessions in Redis, shared by every kernel that names the same URL and key prefix. Redis enforces
  * expiry (each session key carries its TTL); a set per user lists that user's session keys so that
- * all of them can be revoked at once. Connects in start, quits in stop.
+ * all of them can be revoked at once. Connects in start (failing start-up, naming the redacted URL,
+ * when Redis cannot be reached), quits in stop.
+ *
+ * The client is the shared `commands` profile (objectql/redis): while Redis is away a session
+ * command fails at once — the request gets 500 "The session store is unavailable" instead of
+ * waiting — and the client keeps reconnecting; the outage and the return are logged once each.
  */
-import Redis from 'ioredis';
-import type { Logger } from 'pino';
-import { PluginError } from '../../kernel';
+import type { Redis } from 'ioredis';
+import { ObjectQLError, PluginError, type Logger } from '../../kernel';
+import { connectRedis, createRedisClient, logRedisOutages, quitRedis, redactRedisUrl, type OutageLog } from '../../kernel/redis';
 import type { SessionStore, StoredSession } from './session-store';
 
 export interface RedisStoreOptions {
@@ -13,70 +18,101 @@ export interface RedisStoreOptions {
   keyPrefix: string;
 }
 
+/** How the connection shows in Redis's CLIENT LIST. */
+export const CONNECTION_NAME = 'objectql-auth';
+
+export const STORE_UNAVAILABLE = 'The session store is unavailable';
+
 export class RedisSessionStore implements SessionStore {
   private readonly client: Redis;
+  private readonly outages: OutageLog;
 
   constructor(
     private readonly options: RedisStoreOptions,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    // Few retries per command: a request waiting on an unreachable store fails rather than hangs.
-    this.client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000 });
-    this.client.on('error', (err: Error) => this.logger.warn({ err: { message: err.message } }, 'auth: session store (Redis) error'));
+    this.client = createRedisClient(options.url, 'commands', CONNECTION_NAME);
+    this.outages = logRedisOutages(this.client, logger, {
+      url: options.url,
+      down: 'auth: the session store (Redis) is unreachable; requests with a session cookie fail until it is back',
+      back: 'auth: the session store (Redis) is back',
+      // A store unreachable at start fails start-up instead.
+      logFirstFailure: false,
+    });
   }
 
   async open(): Promise<void> {
     try {
-      await this.client.connect();
+      await connectRedis(this.client);
     } catch (err) {
-      this.client.disconnect();
-      throw new PluginError(`Plugin 'auth': cannot connect to the session store at ${redact(this.options.url)}: ${(err as Error).message}`);
+      throw new PluginError(
+        `Plugin 'auth': cannot connect to the session store at ${redactRedisUrl(this.options.url)}: ${(err as Error).message}`,
+      );
     }
   }
 
-  async put(key: string, session: StoredSession): Promise<void> {
+  put(key: string, session: StoredSession): Promise<void> {
     const ttl = Math.max(1, session.expiresAt - Date.now());
     const userKey = this.userKey(session.user.id);
-    await this.client
-      .multi()
-      .set(this.sessionKey(key), JSON.stringify(session), 'PX', ttl)
-      .sadd(userKey, key)
-      .pexpire(userKey, ttl)
-      .exec()
-      .then(failed);
+    return this.run(async () => {
+      await this.client
+        .multi()
+        .set(this.sessionKey(key), JSON.stringify(session), 'PX', ttl)
+        .sadd(userKey, key)
+        .pexpire(userKey, ttl)
+        .exec()
+        .then(failed);
+    });
   }
 
-  async get(key: string): Promise<StoredSession | undefined> {
-    const text = await this.client.get(this.sessionKey(key));
-    if (text === null) return undefined;
-    const session = JSON.parse(text) as StoredSession;
-    return session.expiresAt > Date.now() ? session : undefined;
+  get(key: string): Promise<StoredSession | undefined> {
+    return this.run(async () => {
+      const text = await this.client.get(this.sessionKey(key));
+      if (text === null) return undefined;
+      const session = JSON.parse(text) as StoredSession;
+      return session.expiresAt > Date.now() ? session : undefined;
+    });
   }
 
   async delete(key: string): Promise<boolean> {
     const session = await this.get(key);
-    const multi = this.client.multi().del(this.sessionKey(key));
-    if (session) multi.srem(this.userKey(session.user.id), key);
-    const results = await multi.exec().then(failed);
-    return session !== undefined && results[0] === 1;
+    return this.run(async () => {
+      const multi = this.client.multi().del(this.sessionKey(key));
+      if (session) multi.srem(this.userKey(session.user.id), key);
+      const results = await multi.exec().then(failed);
+      return session !== undefined && results[0] === 1;
+    });
   }
 
-  async deleteUser(userId: string): Promise<number> {
+  deleteUser(userId: string): Promise<number> {
     const userKey = this.userKey(userId);
-    const keys = await this.client.smembers(userKey);
-    if (!keys.length) return 0;
-    const results = await this.client
-      .multi()
-      .del(...keys.map((k) => this.sessionKey(k)))
-      .del(userKey)
-      .exec()
-      .then(failed);
-    return Number(results[0]);
+    return this.run(async () => {
+      const keys = await this.client.smembers(userKey);
+      if (!keys.length) return 0;
+      const results = await this.client
+        .multi()
+        .del(...keys.map((k) => this.sessionKey(k)))
+        .del(userKey)
+        .exec()
+        .then(failed);
+      return Number(results[0]);
+    });
   }
 
   async close(): Promise<void> {
-    if (this.client.status === 'end') return;
-    await this.client.quit().catch(() => this.client.disconnect());
+    this.outages.stop();
+    await quitRedis(this.client);
+  }
+
+  /** Runs Redis commands; a failure becomes INTERNAL_ERROR "The session store is unavailable", with the cause kept for the log. */
+  private async run<T>(commands: () => Promise<T>): Promise<T> {
+    try {
+      return await commands();
+    } catch (err) {
+      const error = new ObjectQLError('INTERNAL_ERROR', STORE_UNAVAILABLE);
+      error.cause = err;
+      throw error;
+    }
   }
 
   private sessionKey(key: string): string {
@@ -93,8 +129,4 @@ function failed(results: Array<[Error | null, unknown]> | null): unknown[] {
   if (!results) throw new Error('Redis transaction was aborted');
   for (const [err] of results) if (err) throw err;
   return results.map(([, value]) => value);
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }

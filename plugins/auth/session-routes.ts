@@ -1,6 +1,7 @@
 /**
  * `POST {path}/session` exchanges a Bearer token or an API key for a session cookie;
- * `GET {path}/session` shows the current session; `DELETE {path}/session` ends it.
+ * `GET {path}/session` shows the current session; `DELETE {path}/session` ends it. `path` is the
+ * `sessions.path` option as served: under the instance's base path.
  *
  * A request reaches these routes only once `authenticate` accepted it, so the credential form its
  * headers present (the authenticator's precedence) is the one it was authenticated with.
@@ -14,6 +15,8 @@ import type { Session, SessionService } from './sessions';
 
 export interface SessionRouteSettings {
   kernel: Kernel;
+  /** The served prefix of the routes (`kernel.http.path(options.path)`). */
+  path: string;
   options: SessionOptions;
   service: SessionService;
   authenticator: Authenticator;
@@ -21,8 +24,8 @@ export interface SessionRouteSettings {
 
 const NO_SESSION = 'No session: send the session_id cookie';
 
-export function sessionRoutes(router: Router, { kernel, options, service, authenticator }: SessionRouteSettings): void {
-  const route = `${options.path}/session`;
+export function sessionRoutes(router: Router, { kernel, path, options, service, authenticator }: SessionRouteSettings): void {
+  const route = `${path}/session`;
   const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-store');
     try {

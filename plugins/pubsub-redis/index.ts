@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, parsePluginOptions, type Kernel } from '../../kernel';
+import { redactRedisUrl } from '../../kernel/redis';
 import { RedisPubSub } from './redis-pubsub';
 
 export { RedisPubSub } from './redis-pubsub';
@@ -53,12 +54,8 @@ export default definePlugin((input: PubSubRedisOptions = {}) => {
     },
     async start() {
       await pubsub!.connect();
-      kernel.logger.info({ redis: redact(options.url), channelPrefix: options.channelPrefix }, 'pubsub-redis: connected');
+      kernel.logger.info({ redis: redactRedisUrl(options.url), channelPrefix: options.channelPrefix }, 'pubsub-redis: connected');
     },
     // The kernel closes its pubsub (this one) after every plugin has stopped.
   };
 });
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}

@@ -5,20 +5,27 @@
  * messages to its own listeners at once (even while Redis is down) and skips them when Redis
  * echoes them back.
  *
- * Redis failing never fails a write: a publish while the connection is down is logged and dropped
- * (delivery is at most once; nothing is replayed after an outage). ioredis keeps reconnecting
- * (RETRY_MAX_DELAY_MS at most between attempts) and re-subscribes by itself (autoResubscribe);
- * each transition (down, back) is logged once.
+ * Redis failing never fails a write: the publisher is the shared `commands` profile
+ * (objectql/redis), so a publish while the connection is down fails at once and is logged and
+ * dropped (delivery is at most once; nothing is replayed after an outage). Both connections keep
+ * reconnecting and the subscriber re-subscribes by itself; each transition (down, back) is logged
+ * once per connection.
  */
-import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { PluginError, type Kernel, type PubSub, type PubSubListener } from '../../kernel';
+import {
+  connectRedis,
+  createRedisClient,
+  loggableRedisError,
+  logRedisOutages,
+  quitRedis,
+  redactRedisUrl,
+  type OutageLog,
+} from '../../kernel/redis';
 
 type Logger = Kernel['logger'];
 
-export const CONNECT_TIMEOUT_MS = 2000;
-export const COMMAND_TIMEOUT_MS = 1000;
-export const RETRY_MAX_DELAY_MS = 1000;
 export const CONNECTION_NAME = 'objectql-pubsub';
 
 export interface RedisPubSubSettings {
@@ -36,10 +43,9 @@ export class RedisPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<PubSubListener>>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
+  private readonly outages: OutageLog[];
   private readonly where: string;
   private closed = false;
-  /** Per connection: undefined before the first connection, then whether it is up. */
-  private readonly up: Record<'publisher' | 'subscriber', boolean | undefined> = { publisher: undefined, subscriber: undefined };
   /** One warning per outage for dropped messages. */
   private droppedWarned = false;
 
@@ -47,35 +53,26 @@ export class RedisPubSub implements PubSub {
     private readonly settings: RedisPubSubSettings,
     private readonly logger: Logger,
   ) {
-    this.where = redact(settings.url);
-    const common = {
-      lazyConnect: true,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      retryStrategy: (times: number) => Math.min(times * 100, RETRY_MAX_DELAY_MS),
-    };
-    this.publisher = new Redis(settings.url, {
-      ...common,
-      connectionName: `${CONNECTION_NAME}-pub`,
-      // A publish while down fails at once (and is dropped) rather than waiting in a queue.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-    });
-    this.subscriber = new Redis(settings.url, {
-      ...common,
-      connectionName: `${CONNECTION_NAME}-sub`,
-      autoResubscribe: true,
-      maxRetriesPerRequest: null,
-    });
-    this.watch(this.publisher, 'publisher');
-    this.watch(this.subscriber, 'subscriber');
+    this.where = redactRedisUrl(settings.url);
+    this.publisher = createRedisClient(settings.url, 'commands', `${CONNECTION_NAME}-pub`);
+    this.subscriber = createRedisClient(settings.url, 'subscriber', `${CONNECTION_NAME}-sub`);
+    // A failure before the first connection fails start-up (connect) rather than being logged as an outage.
+    const outages = (client: Redis, connection: 'publisher' | 'subscriber') =>
+      logRedisOutages(client, logger, {
+        url: settings.url,
+        fields: { connection },
+        down: 'pubsub-redis: lost the connection to Redis; reconnecting (changes made meanwhile are not shared between instances)',
+        back: 'pubsub-redis: connected to Redis again',
+        logFirstFailure: false,
+      });
+    this.outages = [outages(this.publisher, 'publisher'), outages(this.subscriber, 'subscriber')];
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
   }
 
   /** Connects both connections; a Redis that cannot be reached fails start-up, naming the URL. */
   async connect(): Promise<void> {
     try {
-      await Promise.all([ready(this.publisher), ready(this.subscriber)]);
+      await Promise.all([connectRedis(this.publisher), connectRedis(this.subscriber)]);
     } catch (err) {
       this.publisher.disconnect();
       this.subscriber.disconnect();
@@ -85,8 +82,8 @@ export class RedisPubSub implements PubSub {
 
   async publish(channel: string, message: unknown): Promise<void> {
     const text = JSON.stringify({ origin: this.origin, message } satisfies Envelope);
-    // This instance's own listeners hear it at once, whatever Redis does.
-    this.deliver(channel, message === undefined ? undefined : JSON.parse(JSON.stringify(message)));
+    // This instance's own listeners hear it at once, whatever Redis does, as a copy (as other instances do).
+    this.deliver(channel, (JSON.parse(text) as Envelope).message);
     if (this.closed) return;
     try {
       await this.publisher.publish(this.settings.channelPrefix + channel, text);
@@ -95,7 +92,7 @@ export class RedisPubSub implements PubSub {
       if (!this.droppedWarned) {
         this.droppedWarned = true;
         this.logger.warn(
-          { redis: this.where, channel, err },
+          { redis: this.where, channel, err: loggableRedisError(err) },
           'pubsub-redis: Redis is unreachable; messages for other instances are dropped until it is back',
         );
       } else {
@@ -130,7 +127,8 @@ export class RedisPubSub implements PubSub {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    await Promise.all([quit(this.publisher), quit(this.subscriber)]);
+    for (const outages of this.outages) outages.stop();
+    await Promise.all([quitRedis(this.publisher), quitRedis(this.subscriber)]);
   }
 
   private receive(prefixed: string, text: string): void {
@@ -155,66 +153,4 @@ export class RedisPubSub implements PubSub {
       }
     }
   }
-
-  /** Logs when a connection goes away (warn) and when it is back (info), once per transition. */
-  private watch(client: Redis, which: 'publisher' | 'subscriber'): void {
-    const down = (err?: unknown) => {
-      if (this.closed || this.up[which] !== true) return;
-      this.up[which] = false;
-      this.logger.warn(
-        { redis: this.where, connection: which, err },
-        'pubsub-redis: lost the connection to Redis; reconnecting (changes made meanwhile are not shared between instances)',
-      );
-    };
-    client.on('ready', () => {
-      if (this.up[which] === false && !this.closed)
-        this.logger.info({ redis: this.where, connection: which }, 'pubsub-redis: connected to Redis again');
-      this.up[which] = true;
-    });
-    // An 'error' listener also keeps ioredis from printing every failed reconnection attempt.
-    client.on('error', (err: unknown) => down(err));
-    client.on('close', () => down());
-  }
-}
-
-/**
- * Resolves once the client is ready. A command sent before start (the kernel publishes the changes
- * of seeded data) may already have begun connecting a lazy client; then this waits for that attempt.
- */
-function ready(client: Redis): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  if (client.status === 'wait') return client.connect();
-  return new Promise<void>((resolve, reject) => {
-    const onReady = () => {
-      client.off('error', onError);
-      resolve();
-    };
-    const onError = (err: Error) => {
-      client.off('ready', onReady);
-      reject(err);
-    };
-    client.once('ready', onReady);
-    client.once('error', onError);
-  });
-}
-
-/** Says goodbye when connected, and returns once the connection is closed (or after COMMAND_TIMEOUT_MS). */
-async function quit(client: Redis): Promise<void> {
-  if (client.status !== 'ready') {
-    client.disconnect();
-    return;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const ended = new Promise<void>((resolve) => {
-    client.once('end', resolve);
-    timer = setTimeout(resolve, COMMAND_TIMEOUT_MS);
-  });
-  await client.quit().catch(() => client.disconnect());
-  await ended;
-  clearTimeout(timer);
-  client.disconnect();
-}
-
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }

@@ -108,7 +108,7 @@ describe('auth: API keys', () => {
         security: { allowBodyUser },
       });
       const seen: string[] = [];
-      kernel.logger.warn = ((msg: unknown) => void seen.push(String(msg))) as typeof kernel.logger.warn;
+      kernel.logger.warn = (msg: unknown) => void seen.push(String(msg));
       await kernel.start();
       await kernel.stop();
       return seen;

@@ -11,10 +11,10 @@ import { ids, list, startAuthServer } from './helpers';
 async function cli(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const write = { out: process.stdout.write, err: process.stderr.write };
+  const write = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
   const input = Object.getOwnPropertyDescriptor(process, 'stdin')!;
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((err += chunk), true)) as typeof process.stderr.write;
+  process.stdout.write = (chunk: string) => ((out += chunk), true);
+  process.stderr.write = (chunk: string) => ((err += chunk), true);
   if (stdin !== undefined) Object.defineProperty(process, 'stdin', { value: Readable.from([Buffer.from(stdin)]), configurable: true });
   try {
     return { code: await main(args), out, err };

@@ -7,8 +7,9 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createKernel } from '../../../server';
-import { SAMPLE_METADATA, type TestServer } from '../../helpers/server';
+import { SAMPLE_METADATA, startServer, type TestServer } from '../../helpers/server';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
+import { Relay, until } from '../../kernel/redis/relay';
 import { cookiePair, expectUnauthorized, ids, list, sleep, startAuthServer } from './helpers';
 
 const KEY = 'carol-api-key-0123456789abcdef';
@@ -95,6 +96,50 @@ describe('auth: sessions (Redis store)', () => {
     expectUnauthorized(await list(s, 'project', { cookie }), 'session expired or ended');
   });
 
+  it('answers session requests at once while Redis is away (500), keeps the cookie, and accepts it again once Redis is back', async function () {
+    this.timeout(30_000);
+    const relay = Relay.to(url);
+    await relay.start();
+    const lines: string[] = [];
+    const s = await startServer(
+      {
+        logLevel: 'info',
+        plugins: {
+          rest: true,
+          auth: {
+            apiKeys: [{ key: KEY, user: { id: 'carol', roles: ['manager'] } }],
+            sessions: { store: { redis: { url: relay.url, keyPrefix } } },
+          },
+        },
+      },
+      { logDestination: { write: (line: string) => void lines.push(line) } },
+    );
+    servers.push(s);
+    try {
+      const cookie = cookiePair(await s.request('POST', '/api/auth/session', undefined, { 'x-api-key': KEY }));
+      await relay.stop();
+      for (let i = 0; i < 3; i++) {
+        const res = await list(s, 'project', { cookie });
+        expect(res.status, JSON.stringify(res.body)).to.equal(500);
+        expect(res.body.error).to.deep.equal({ code: 'INTERNAL_ERROR', message: 'The session store is unavailable' });
+        expect(res.headers.get('set-cookie'), 'the cookie is not cleared: the session may be fine').to.equal(null);
+      }
+      const created = await s.request('POST', '/api/auth/session', undefined, { 'x-api-key': KEY });
+      expect(created.status).to.equal(500);
+      expect(created.body.error.message).to.equal('The session store is unavailable');
+
+      await relay.start();
+      await until(async () => (await list(s, 'project', { cookie })).status === 200, 15_000);
+      const outages = lines.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg.startsWith('auth: the session store'));
+      expect(outages.map((l) => l.msg)).to.deep.equal([
+        'auth: the session store (Redis) is unreachable; requests with a session cookie fail until it is back',
+        'auth: the session store (Redis) is back',
+      ]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('fails start-up naming the store when Redis cannot be reached, leaving nothing open', async () => {
     const kernel = await createKernel({
       port: 0,
@@ -109,5 +154,24 @@ describe('auth: sessions (Redis store)', () => {
       (e: Error) => e,
     );
     expect(err?.message).to.match(/^Plugin 'auth': cannot connect to the session store at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/);
+  });
+
+  it('refuses wrong Redis credentials at start-up, naming the URL without its password', async () => {
+    const password = `pw-${randomUUID()}`;
+    const target = new URL(url);
+    target.username = 'objectql-test-nobody';
+    target.password = password;
+    const lines: string[] = [];
+    const err = await startServer(
+      { logLevel: 'debug', plugins: { auth: { sessions: { store: { redis: { url: target.href } } } } } },
+      { logDestination: { write: (line: string) => void lines.push(line) } },
+    ).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).to.include(
+      `Plugin 'auth': cannot connect to the session store at redis://objectql-test-nobody:***@${target.host}: WRONGPASS`,
+    );
+    expect(lines.join('')).not.to.include(password);
   });
 });

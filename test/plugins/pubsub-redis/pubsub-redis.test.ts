@@ -72,7 +72,7 @@ describe('pubsub-redis plugin', function () {
   });
 
   async function instance(options: { url?: string; channelPrefix: string }, extra: Record<string, unknown> = {}): Promise<TestServer> {
-    const s = await startServer({ security: { allowBodyUser: true }, plugins: { rpc: true, 'pubsub-redis': options }, ...extra } as never);
+    const s = await startServer({ security: { allowBodyUser: true }, plugins: { rpc: true, 'pubsub-redis': options }, ...extra });
     servers.push(s);
     return s;
   }
@@ -127,6 +127,23 @@ describe('pubsub-redis plugin', function () {
     expect((err as Error).message).to.contain(`redis://127.0.0.1:${port}`);
   });
 
+  it('fails start-up on wrong credentials, naming the URL without its password', async () => {
+    const password = `pw-${process.pid}-${Date.now()}`;
+    const target = new URL(url);
+    target.username = 'objectql-test-nobody';
+    target.password = password;
+    const lines: string[] = [];
+    const err = await startServer(
+      { logLevel: 'debug', plugins: { rpc: true, 'pubsub-redis': { url: target.href } } },
+      { logDestination: { write: (line: string) => void lines.push(line) } },
+    ).catch((e: Error) => e);
+    expect(err).to.be.instanceOf(Error);
+    expect((err as Error).message).to.include(
+      `pubsub-redis: cannot connect to Redis at redis://objectql-test-nobody:***@${target.host}: WRONGPASS`,
+    );
+    expect(lines.join('')).not.to.include(password);
+  });
+
   it('rejects invalid options', async () => {
     const err = await startServer({ plugins: { 'pubsub-redis': { url: 'http://x' } } }).catch((e: Error) => e);
     expect((err as Error).message).to.contain('url');
@@ -175,9 +192,9 @@ describe('pubsub-redis plugin', function () {
         datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'db.sqlite') } } },
         plugins: { rpc: true, realtime: true, auth: { jwt: { secret: SECRET } }, 'pubsub-redis': { url, channelPrefix: p } },
       });
-      const a = await startServer(config() as never);
+      const a = await startServer(config());
       servers.push(a);
-      const b = await startServer(config() as never);
+      const b = await startServer(config());
       servers.push(b);
       const c = await Client.open(wsUrl(a.url));
       try {
@@ -204,9 +221,9 @@ describe('pubsub-redis plugin', function () {
         datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'db.sqlite') } } },
         plugins: { 'pubsub-redis': { url, channelPrefix: p }, rpc: true, graphql: true, auth: { jwt: { secret: SECRET } } },
       };
-      const a = await startServer(config as never);
+      const a = await startServer(config);
       servers.push(a);
-      const b = await startServer(config as never);
+      const b = await startServer(config);
       servers.push(b);
       const authorization = `Bearer ${token(USERS.carol)}`;
       const client = createClient({

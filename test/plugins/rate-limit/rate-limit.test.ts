@@ -212,10 +212,9 @@ describe('rate-limit over HTTP', () => {
       kernel.use({
         name: 'test-bad-token',
         register(k) {
-          k.hooks.authenticate.tapPromise('test-bad-token', async (req) => {
-            if (req.headers.authorization) throw new ObjectQLError('UNAUTHORIZED', 'Invalid token');
-            return undefined;
-          });
+          k.hooks.authenticate.tapPromise('test-bad-token', (req) =>
+            req.headers.authorization ? Promise.reject(new ObjectQLError('UNAUTHORIZED', 'Invalid token')) : Promise.resolve(undefined),
+          );
         },
       });
       await kernel.start();

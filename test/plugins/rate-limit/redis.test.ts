@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createKernel, type Kernel } from '../../../server';
 import type { RateLimitOptions } from '../../../plugins/rate-limit';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
-import { SAMPLE_METADATA } from '../../helpers/server';
+import { SAMPLE_METADATA, startServer } from '../../helpers/server';
 import { allowance, expectTooMany, hit, limits, startLimited, type Res } from './helpers';
 import type { TestServer } from '../../helpers/server';
 
@@ -240,6 +240,37 @@ describe('rate-limit with a Redis store', function () {
     relay.thaw();
     expect(await untilCountedInRedis(get, counted), 'counted in Redis again').to.equal(1);
     expect(logged[1]).to.match(/^info: rate-limit: Redis is back/);
+  });
+
+  it('serves with wrong Redis credentials, counting in memory, and never logs the password', async () => {
+    const password = `pw-${process.pid}-${Date.now()}`;
+    const target = new URL(url);
+    target.username = 'objectql-test-nobody';
+    target.password = password;
+    const lines: string[] = [];
+    const s = await startServer(
+      {
+        logLevel: 'debug',
+        plugins: {
+          rest: true,
+          'rate-limit': {
+            tiers: { anonymous: { perMinute: 3, perHour: 100 } },
+            store: { redis: { url: target.href, keyPrefix: keyPrefix() } },
+          },
+        },
+      },
+      { logDestination: { write: (line: string) => void lines.push(line) } },
+    );
+    servers.push(s);
+    const res = await hit(s);
+    expect(res.status).to.equal(200);
+    expect(limits(res)).to.deep.include({ limit: 3, remaining: 2 });
+    const warning = lines
+      .map((l) => JSON.parse(l) as { msg: string; redis?: string; err?: { message: string } })
+      .find((l) => l.msg.startsWith('rate-limit: Redis is unreachable'));
+    expect(warning?.redis).to.equal(`redis://objectql-test-nobody:***@${target.host}`);
+    expect(warning?.err?.message).to.match(/^WRONGPASS/);
+    expect(lines.join('')).not.to.include(password);
   });
 });
 
