@@ -302,6 +302,8 @@ describe('JSON-RPC bad input', () => {
       bad('negative top', 'find', { top: -1 }, "'top'", '-1'),
       bad('fractional top', 'find', { top: 2.5 }, "'top'", '2.5'),
       bad('top as a string', 'find', { top: '10' }, "'top'"),
+      bad('top and limit that disagree', 'find', { top: 1, limit: 2 }, "'top' (1) and 'limit' (2) disagree"),
+      bad('limit 1001', 'find', { limit: 1001 }, "'top' may be at most 1000, got 1001"),
       bad('negative skip', 'find', { skip: -5 }, "'skip'", '-5'),
       bad('fractional skip', 'find', { skip: 0.5 }, "'skip'", '0.5'),
       bad('skip as a string', 'find', { skip: 'x' }, "'skip'"),
