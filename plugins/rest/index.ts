@@ -1,10 +1,13 @@
-/** The REST protocol: the spec's REST table under `{routes.data}` (default /api/data). */
+/** The REST protocol: the spec's REST table under `{path}` (default `routes.data`, under the instance's basePath). */
 import type { Request, Response } from 'express';
 import { definePlugin, type Kernel } from '../../kernel';
 import { assertJsonBody } from '../../kernel/protocol';
 import { executeRest, type RestRoute } from './mapping';
 import { restPaths } from './openapi';
+import { parseRestOptions, type RestOptions } from './options';
 import { LIST_PARAMS } from './query';
+
+export type { RestOptions } from './options';
 
 /** Method, path under the prefix, route; PATCH is accepted as PUT. */
 const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string, RestRoute]> = [
@@ -19,9 +22,10 @@ const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete
 ];
 const WITH_BODY = new Set<RestRoute>(['create', 'update', 'bulkUpdate', 'bulkDelete']);
 
-export default definePlugin(() => {
+export default definePlugin((options: RestOptions = {}) => {
+  const settings = parseRestOptions(options);
   let kernel: Kernel;
-  /** The data prefix, set in register. */
+  /** The data prefix as served (basePath included), set in register. */
   let base: string;
 
   async function handle(route: RestRoute, req: Request, res: Response): Promise<void> {
@@ -50,8 +54,8 @@ export default definePlugin(() => {
     name: 'rest',
     register(k) {
       kernel = k;
-      // The kernel's config only admits plain path segments as prefixes: safe in an express path.
-      base = k.config.routes.data;
+      // Route prefixes are plain path segments (the kernel's routePrefix): safe in an express path.
+      base = k.http.route('data', settings.path);
       k.hooks.capabilities.tap('rest', (list) => [
         ...list,
         {

@@ -1,11 +1,15 @@
-/** The JSON-RPC protocol: `POST {routes.rpc}` with {op, object, args}. */
+/** The JSON-RPC protocol: `POST {path}` (default `routes.rpc`, under the instance's basePath) with {op, object, args}. */
 import type { Request, Response } from 'express';
 import { definePlugin, isAnonymous, type Kernel } from '../../kernel';
 import { assertJsonBody } from '../../kernel/protocol';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 import { addRpcPaths } from './openapi';
+import { parseRpcOptions, type RpcOptions } from './options';
 
-export default definePlugin(() => {
+export type { RpcOptions } from './options';
+
+export default definePlugin((options: RpcOptions = {}) => {
+  const settings = parseRpcOptions(options);
   let kernel: Kernel;
 
   async function handle(req: Request, res: Response): Promise<void> {
@@ -29,7 +33,7 @@ export default definePlugin(() => {
     name: 'rpc',
     register(k) {
       kernel = k;
-      const path = k.config.routes.rpc;
+      const path = k.http.route('rpc', settings.path);
       k.hooks.capabilities.tap('rpc', (list) => [
         ...list,
         { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] },
