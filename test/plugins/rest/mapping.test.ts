@@ -161,21 +161,29 @@ describe('REST mapping: query strings', () => {
 
 describe('REST mapping: routes → engine calls', () => {
   const calls: Array<[string, ...unknown[]]> = [];
+  /** Records the call, answers `result`. */
+  const recorded =
+    <A extends unknown[], R>(name: string, result: (...args: A) => R) =>
+    (...args: A): Promise<R> => {
+      calls.push([name, ...args]);
+      return Promise.resolve(result(...args));
+    };
   const repo = {
-    find: async (o: unknown) => (
-      calls.push(['find', o]),
-      { items: [{ id: 'a' }], meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false } }
-    ),
-    findOne: async (o: unknown) => (calls.push(['findOne', o]), o === 'missing' ? null : { id: 'a', name: 'A' }),
-    create: async (d: unknown) => (calls.push(['create', d]), { id: 'new', ...(d as object) }),
-    createMany: async (items: unknown[]) => (
-      calls.push(['createMany', items]),
-      { items: [], count: 0, errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }] }
-    ),
-    update: async (id: string, d: unknown) => (calls.push(['update', id, d]), { id, ...(d as object), updated_at: 'now' }),
-    delete: async (id: string) => (calls.push(['delete', id]), { id, deleted: true as const }),
-    updateMany: async (f: unknown, d: unknown) => (calls.push(['updateMany', f, d]), { count: 2 }),
-    deleteMany: async (f: unknown) => (calls.push(['deleteMany', f]), { count: 3 }),
+    find: recorded('find', (_o: unknown) => ({
+      items: [{ id: 'a' }],
+      meta: { total: 1, page: 1, size: 100, pages: 1, has_next: false },
+    })),
+    findOne: recorded('findOne', (o: unknown) => (o === 'missing' ? null : { id: 'a', name: 'A' })),
+    create: recorded('create', (d: unknown) => ({ id: 'new', ...(d as object) })),
+    createMany: recorded('createMany', (_items: unknown[]) => ({
+      items: [],
+      count: 0,
+      errors: [{ index: 0, error: { code: 'CONFLICT', message: 'x' } }],
+    })),
+    update: recorded('update', (id: string, d: unknown) => ({ id, ...(d as object), updated_at: 'now' })),
+    delete: recorded('delete', (id: string) => ({ id, deleted: true as const })),
+    updateMany: recorded('updateMany', (_f: unknown, _d: unknown) => ({ count: 2 })),
+    deleteMany: recorded('deleteMany', (_f: unknown) => ({ count: 3 })),
   };
   const engine = {
     limits: LIMITS,
@@ -186,8 +194,7 @@ describe('REST mapping: routes → engine calls', () => {
     },
   } as unknown as DataEngine;
   const ctx: RequestContext = { user: { id: 'u1', roles: [] } };
-  const run = (req: Partial<RestRequest>) =>
-    executeRest(engine, { object: 'book', query: q(''), route: 'list', ...req } as RestRequest, ctx);
+  const run = (req: Partial<RestRequest>) => executeRest(engine, { object: 'book', query: q(''), route: 'list', ...req }, ctx);
 
   beforeEach(() => {
     calls.length = 0;
