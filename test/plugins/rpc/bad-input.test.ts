@@ -29,7 +29,7 @@ describe('JSON-RPC bad input', () => {
 
   before(async () => {
     s = await startServer({ security: { allowBodyUser: true } });
-    path = s.kernel.config.routes.rpc;
+    path = s.kernel.http.routes.rpc;
     initial = await snapshot(s);
     expect(initial.project).to.have.length(3);
   });
