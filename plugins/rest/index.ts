@@ -1,9 +1,13 @@
-/** The REST protocol: the spec's REST table under `{routes.data}` (default /api/data). */
+/** The REST protocol: the spec's REST table under `{path}` (default `routes.data`, under the instance's basePath). */
 import type { Request, Response } from 'express';
-import { definePlugin, ObjectQLError, sendError, type Kernel } from '../../kernel';
+import { definePlugin, type Kernel } from '../../kernel';
+import { assertJsonBody } from '../../kernel/protocol';
 import { executeRest, type RestRoute } from './mapping';
 import { restPaths } from './openapi';
+import { parseRestOptions, type RestOptions } from './options';
 import { LIST_PARAMS } from './query';
+
+export type { RestOptions } from './options';
 
 /** Method, path under the prefix, route; PATCH is accepted as PUT. */
 const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string, RestRoute]> = [
@@ -18,16 +22,17 @@ const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete
 ];
 const WITH_BODY = new Set<RestRoute>(['create', 'update', 'bulkUpdate', 'bulkDelete']);
 
-export default definePlugin(() => {
+export default definePlugin((options: RestOptions = {}) => {
+  const settings = parseRestOptions(options);
   let kernel: Kernel;
+  /** The data prefix as served (basePath included), set in register. */
+  let base: string;
 
   async function handle(route: RestRoute, req: Request, res: Response): Promise<void> {
     try {
       // A body that is not declared as JSON is never parsed: say so rather than "not an object".
-      // An empty body (Content-Length: 0) is left to the mapping, which says a body is missing.
-      if (WITH_BODY.has(route) && req.get('content-length') !== '0' && req.is(['application/json', 'application/*+json']) === false) {
-        throw new ObjectQLError('INVALID_REQUEST', `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`);
-      }
+      // No body at all (or Content-Length: 0) is left to the mapping, which says a body is missing.
+      if (WITH_BODY.has(route)) assertJsonBody(req.headers);
       const params = req.params as Record<string, string>;
       // Read from the raw URL, not req.query: repeated names stay visible, whatever query parser Express is set to.
       const mark = req.originalUrl.indexOf('?');
@@ -38,10 +43,10 @@ export default definePlugin(() => {
         kernel.http.context(req),
       );
       if (result.createdId !== undefined)
-        res.location(`${kernel.config.routes.data}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
+        res.location(`${base}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
       res.status(result.status).json(result.body);
     } catch (err) {
-      sendError(req, res, err);
+      kernel.http.sendError(req, res, err);
     }
   }
 
@@ -49,8 +54,8 @@ export default definePlugin(() => {
     name: 'rest',
     register(k) {
       kernel = k;
-      // The kernel's config only admits plain path segments as prefixes: safe in an express path.
-      const base = k.config.routes.data;
+      // Route prefixes are plain path segments (the kernel's routePrefix): safe in an express path.
+      base = k.http.route('data', settings.path);
       k.hooks.capabilities.tap('rest', (list) => [
         ...list,
         {
@@ -60,7 +65,7 @@ export default definePlugin(() => {
           listParameters: [...LIST_PARAMS],
         },
       ]);
-      k.hooks.routes.tapPromise('rest', async (router) => {
+      k.hooks.routes.tap('rest', (router) => {
         for (const [method, path, route] of ROUTES) router[method](base + path, (req, res) => handle(route, req, res));
       });
       k.hooks.openapi.tap('rest', (doc) => ({ ...doc, paths: { ...doc.paths, ...restPaths(k.registry.objects(), base) } }));

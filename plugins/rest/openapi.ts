@@ -68,7 +68,12 @@ const LIST_PARAMETERS: Parameter[] = [
   query('sort', "A field or a comma list; descending as '-price' or 'price desc' (e.g. -price,name). May repeat."),
   query('top', 'Maximum records to return (default 100, at most the server limit).', { type: 'integer', minimum: 0 }),
   query('skip', 'Records to skip.', { type: 'integer', minimum: 0 }),
-  query('limit', "Deprecated alias of 'top'; when both are given they must agree.", { type: 'integer', minimum: 0 }, { deprecated: true }),
+  query(
+    'limit',
+    "Deprecated alias of 'top'; when both are given they must be equal.",
+    { type: 'integer', minimum: 0 },
+    { deprecated: true },
+  ),
   FIELDS,
   EXPAND,
   query('groupBy', 'Comma list of fields to group by (with aggregate).'),

@@ -1,15 +1,18 @@
 /**
  * REST query strings → the engine's find options. Pure: it takes the decoded parameter pairs (a
- * URLSearchParams or any list of [name, value]) and the kernel's limits; no HTTP here.
+ * URLSearchParams or any list of [name, value]) and the kernel's filter limits; no HTTP here.
  *
- * Policy: a parameter is never silently ignored. An unknown name, a scalar given twice, a value
- * that does not parse is INVALID_REQUEST naming the parameter (details.parameter).
+ * Only the string syntax is REST's own: a parameter is never silently ignored, and an unknown
+ * name, a scalar given twice or a value that does not parse is INVALID_REQUEST naming the
+ * parameter (details.parameter). The decoded values then go through the shared protocol layer's
+ * `listOptions` (top and its alias limit) and the engine (bounds such as maxTop), which answer the
+ * same input from every protocol with the same message.
  */
 import { ObjectQLError, parseFilter, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
-import { assertSpecExpand, parseSort } from '../../kernel/protocol';
+import { assertSpecExpand, listOptions, parseSort, type ListInput } from '../../kernel/protocol';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
-export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxTop' | 'maxFilterDepth' | 'maxFilterConditions'>;
+export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxFilterDepth' | 'maxFilterConditions'>;
 
 /** Parameters of GET /:object. */
 export const LIST_PARAMS = ['filter', 'sort', 'top', 'skip', 'limit', 'fields', 'expand', 'groupBy', 'aggregate'] as const;
@@ -48,26 +51,25 @@ export function collectParams(pairs: QueryPairs, allowed: readonly string[], whe
 
 /** GET /:object → find options. */
 export function parseListQuery(pairs: QueryPairs, limits: QueryLimits): FindOptions {
-  const params = collectParams(pairs, LIST_PARAMS, 'a list request');
-  const options: FindOptions = {};
+  return listOptions(decodeListQuery(collectParams(pairs, LIST_PARAMS, 'a list request'), limits));
+}
+
+/** The list parameters' strings → values; absent parameters stay undefined. */
+function decodeListQuery(params: Params, limits: QueryLimits): ListInput {
   const filter = params.get('filter')?.[0];
-  if (filter !== undefined) options.filters = parseFilterParam(filter, limits);
   const sort = params.get('sort');
-  if (sort) options.sort = parseSortParam(sort);
-  const top = parseTop(params, limits.maxTop);
-  if (top !== undefined) options.top = top;
-  const skip = integerParam(params, 'skip');
-  if (skip !== undefined) options.skip = skip;
-  Object.assign(options, parseRecordParams(params));
   const groupBy = params.get('groupBy');
-  if (groupBy) options.groupBy = parseNameList('groupBy', groupBy);
   const aggregate = params.get('aggregate')?.[0];
-  if (aggregate !== undefined) {
-    const specs = parseJson('aggregate', aggregate);
-    if (!Array.isArray(specs)) throw invalidParam('aggregate', 'must be a JSON array of {func, field, alias}');
-    options.aggregate = specs;
-  }
-  return options;
+  return {
+    filters: filter === undefined ? undefined : parseFilterParam(filter, limits),
+    sort: sort ? parseSortParam(sort) : undefined,
+    top: integerParam(params, 'top'),
+    limit: integerParam(params, 'limit'),
+    skip: integerParam(params, 'skip'),
+    ...parseRecordParams(params),
+    groupBy: groupBy ? parseNameList('groupBy', groupBy) : undefined,
+    aggregate: aggregate === undefined ? undefined : parseAggregateParam(aggregate),
+  };
 }
 
 /** GET /:object/:id → the fields and expand of that one record. */
@@ -126,21 +128,11 @@ export function parseSortParam(values: string[]): SortInput {
   return parseSort(values.join(','));
 }
 
-/** `top`, or its alias `limit`; both given must agree. */
-function parseTop(params: Params, maxTop: number): number | undefined {
-  const top = integerParam(params, 'top');
-  const limit = integerParam(params, 'limit');
-  if (top !== undefined && limit !== undefined && top !== limit) {
-    throw new ObjectQLError(
-      'INVALID_REQUEST',
-      `Query parameters 'top' (${top}) and 'limit' (${limit}) disagree: 'limit' is an alias of 'top', give one`,
-      { parameter: 'limit' },
-    );
-  }
-  const name = top !== undefined ? 'top' : 'limit';
-  const value = top ?? limit;
-  if (value !== undefined && value > maxTop) throw invalidParam(name, `may be at most ${maxTop}, got ${value}`);
-  return value;
+/** A JSON array of {func, field, alias}; the engine checks the entries. */
+function parseAggregateParam(raw: string): unknown[] {
+  const specs = parseJson('aggregate', raw);
+  if (!Array.isArray(specs)) throw invalidParam('aggregate', 'must be a JSON array of {func, field, alias}');
+  return specs;
 }
 
 function integerParam(params: Params, name: string): number | undefined {
@@ -183,13 +175,13 @@ export function parseExpandParam(raw: string): Record<string, ExpandOptions> {
     return value as Record<string, ExpandOptions>;
   }
   // Built on Maps: a segment such as '__proto__' stays a plain name (the engine reports it as unknown).
-  const tree: ExpandTree = new Map();
+  const tree = new Map<string, ExpandTree>();
   for (const path of parseNameList('expand', [raw])) {
     let level = tree;
     for (const segment of path.split('.')) {
       if (!segment) throw invalidParam('expand', `has an invalid path '${path}'`);
-      let next = level.get(segment);
-      if (!next) level.set(segment, (next = new Map()));
+      const next = level.get(segment) ?? new Map<string, ExpandTree>();
+      level.set(segment, next);
       level = next;
     }
   }

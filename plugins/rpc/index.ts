@@ -1,42 +1,46 @@
-/** The JSON-RPC protocol: `POST {routes.rpc}` with {op, object, args}. */
-import { definePlugin, isAnonymous, ObjectQLError, sendError, type Kernel } from '../../kernel';
+/** The JSON-RPC protocol: `POST {path}` (default `routes.rpc`, under the instance's basePath) with {op, object, args}. */
+import type { Request, Response } from 'express';
+import { definePlugin, isAnonymous, type Kernel } from '../../kernel';
+import { assertJsonBody } from '../../kernel/protocol';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 import { addRpcPaths } from './openapi';
+import { parseRpcOptions, type RpcOptions } from './options';
 
-export default definePlugin(() => {
+export type { RpcOptions } from './options';
+
+export default definePlugin((options: RpcOptions = {}) => {
+  const settings = parseRpcOptions(options);
   let kernel: Kernel;
+
+  async function handle(req: Request, res: Response): Promise<void> {
+    try {
+      // A body that is not declared as JSON is never parsed: say so rather than "not an object".
+      assertJsonBody(req.headers);
+      const request = parseRpcRequest(req.body);
+      const ctx = { ...kernel.http.context(req) };
+      if (request.user && isAnonymous(ctx.user)) {
+        if (kernel.config.security.allowBodyUser) ctx.user = request.user;
+        else req.log.warn('JSON-RPC body user ignored: security.allowBodyUser is off');
+      }
+      if (request.ai_context) req.log.info({ ai_context: request.ai_context, op: request.op, object: request.object }, 'ai_context');
+      res.json(await executeRpc(kernel.engine, request, ctx));
+    } catch (err) {
+      kernel.http.sendError(req, res, err);
+    }
+  }
+
   return {
     name: 'rpc',
     register(k) {
       kernel = k;
-      const path = k.config.routes.rpc;
+      const path = k.http.route('rpc', settings.path);
       k.hooks.capabilities.tap('rpc', (list) => [
         ...list,
         { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] },
       ]);
-      k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, kernel.registry.objects(), kernel.config.limits));
-      k.hooks.routes.tapPromise('rpc', async (router) => {
-        router.post(path, async (req, res) => {
-          try {
-            // A body that is not declared as JSON is never parsed: say so rather than "not an object".
-            if (req.is(['application/json', 'application/*+json']) === false) {
-              throw new ObjectQLError(
-                'INVALID_REQUEST',
-                `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`,
-              );
-            }
-            const request = parseRpcRequest(req.body);
-            const ctx = { ...kernel.http.context(req) };
-            if (request.user && isAnonymous(ctx.user)) {
-              if (kernel.config.security.allowBodyUser) ctx.user = request.user;
-              else req.log.warn('JSON-RPC body user ignored: security.allowBodyUser is off');
-            }
-            if (request.ai_context) req.log.info({ ai_context: request.ai_context, op: request.op, object: request.object }, 'ai_context');
-            res.json(await executeRpc(kernel.engine, request, ctx));
-          } catch (err) {
-            sendError(req, res, err);
-          }
-        });
+      k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, k.registry.objects(), k.config.limits));
+      k.hooks.routes.tap('rpc', (router) => {
+        router.post(path, handle);
       });
     },
   };

@@ -2,8 +2,16 @@
  * JSON-RPC → engine operations and back: request checking, the op table of the spec and the
  * current (unwrapped) response shapes. No HTTP here; index.ts binds it to a route.
  */
-import { isPlainObject, ObjectQLError, type DataEngine, type RequestContext, type User } from '../../kernel';
-import { assertSpecExpand } from '../../kernel/protocol';
+import {
+  isPlainObject,
+  ObjectQLError,
+  type DataEngine,
+  type DataRecord,
+  type FindOptions,
+  type RequestContext,
+  type User,
+} from '../../kernel';
+import { listOptions } from '../../kernel/protocol';
 
 export const RPC_OPS = [
   'find',
@@ -55,7 +63,7 @@ function parseBodyUser(user: unknown): User {
   const roles = user.roles ?? [];
   if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string'))
     throw new ObjectQLError('INVALID_REQUEST', "'user.roles' must be an array of strings");
-  return { ...user, id: user.id, roles: roles as string[] };
+  return { ...user, id: user.id, roles };
 }
 
 /** Runs one request and returns the response body of the spec's op table. */
@@ -67,18 +75,11 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
     case 'find': {
       const a = optionalObject(args, 'find');
       checkKeys(a, FIND_KEYS, 'find');
-      assertSpecExpand(a.expand);
-      const { limit, ...rest } = a;
-      const result = await repo.find({ ...rest, top: (rest.top ?? limit) as number | undefined } as never);
+      const result = await repo.find(listOptions(a));
       return { items: result.items, meta: result.meta };
     }
     case 'findOne': {
-      const a = typeof args === 'string' ? args : requiredObject(args, 'findOne', '{filters} or a record id');
-      if (typeof a !== 'string') {
-        checkKeys(a, FIND_ONE_KEYS, 'findOne');
-        assertSpecExpand(a.expand);
-      }
-      const record = await repo.findOne(a as never);
+      const record = await repo.findOne(findOneArgs(args));
       if (!record) {
         throw new ObjectQLError(
           'NOT_FOUND',
@@ -112,12 +113,13 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
       if (typeof a.action !== 'string' || !a.action) throw new ObjectQLError('INVALID_REQUEST', "action needs 'action', the action's name");
       if (a.id !== undefined && typeof a.id !== 'string') throw new ObjectQLError('INVALID_REQUEST', "action 'id' must be a string");
       if (a.input !== undefined && !isPlainObject(a.input)) throw new ObjectQLError('INVALID_REQUEST', "action 'input' must be an object");
-      const result = await repo.action(a.action, { id: a.id as string | undefined, input: a.input as Record<string, unknown> | undefined });
+      const result = await repo.action(a.action, { id: a.id, input: a.input });
       return { ...(isPlainObject(result) ? result : { result: result ?? null }), ...type };
     }
     case 'createMany': {
       if (!Array.isArray(args)) throw new ObjectQLError('INVALID_REQUEST', 'createMany needs an array of records in args');
-      return { ...(await repo.createMany(args)), ...type };
+      // Untyped JSON on purpose: the engine checks every item and lists one that is not a record in `errors`.
+      return { ...(await repo.createMany(args as DataRecord[])), ...type };
     }
     case 'updateMany': {
       const a = requiredObject(args, 'updateMany', '{filters, data}');
@@ -131,6 +133,14 @@ export async function executeRpc(engine: DataEngine, req: RpcRequest, ctx: Reque
       return { ...(await repo.deleteMany(a.filters)), ...type };
     }
   }
+}
+
+/** findOne's args: a record id, or {filters, fields?, expand?} read by the same rules as find's. */
+function findOneArgs(args: unknown): string | FindOptions {
+  if (typeof args === 'string') return args;
+  const a = requiredObject(args, 'findOne', '{filters} or a record id');
+  checkKeys(a, FIND_ONE_KEYS, 'findOne');
+  return listOptions(a);
 }
 
 /** Arguments are never silently ignored, and no engine-internal option (such as a raw `filter` tree) passes. */

@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC route in the OpenAPI document: `POST {routes.rpc}` with one request schema per op
+ * The JSON-RPC route in the OpenAPI document: `POST {the rpc prefix}` with one request schema per op
  * (a `oneOf` discriminated by `op`, `object` an enum of every object name), the response shape of
  * each op and the error responses. Pure: index.ts taps it into the kernel's `openapi` hook.
  */
@@ -183,7 +183,7 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
       expand: ref('RpcExpand'),
       groupBy: strings,
       aggregate: { type: 'array', items: ref('RpcAggregate') },
-      limit: { type: 'integer', minimum: 0, deprecated: true, description: 'alias of top' },
+      limit: { type: 'integer', minimum: 0, deprecated: true, description: 'deprecated alias of top; given with top, both must be equal' },
     }),
     RpcFindOneArgs: { oneOf: [id, object({ filters, fields: strings, expand: ref('RpcExpand') }, ['filters'])] },
     RpcCreateArgs: ref('RpcFieldMap'),

@@ -27,6 +27,18 @@ const send = (label: string, method: string, path: string, body: unknown, status
 const bad = (label: string, method: string, path: string, body: unknown, ...named: string[]): Case =>
   send(label, method, path, body, 400, 'INVALID_REQUEST', ...named);
 
+/** A request as carol with the body and headers exactly as given (no JSON encoding, no default Content-Type). */
+async function raw(
+  s: TestServer,
+  method: string,
+  path: string,
+  init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> },
+): Promise<Res> {
+  const headers = { 'x-test-user': JSON.stringify(USERS.carol), ...init.headers };
+  const res = await fetch(s.url + s.kernel.http.routes.data + path, { ...init, method, headers });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
 describe('REST bad input', () => {
   let s: TestServer;
   let initial: Record<string, unknown[]>;
@@ -73,7 +85,8 @@ describe('REST bad input', () => {
       get('top given twice', '/project?top=1&top=2', "'top'", 'once'),
       get('negative skip', '/project?skip=-3', "'skip'"),
       get('limit that is not a number', '/project?limit=x', "'limit'"),
-      get('limit above the maximum', '/project?limit=5000', "'limit'", '1000'),
+      // limit stands for top, and the engine's one bound names 'top' for every protocol.
+      get('limit above the maximum', '/project?limit=5000', "'top' may be at most 1000, got 5000"),
       get('top and limit that disagree', '/project?top=1&limit=2', "'top'", "'limit'"),
       get('sort on an unknown field', '/project?sort=-nope', 'sort', 'nope'),
       get('sort by a json field', '/project?sort=settings', 'sort', 'settings'),
@@ -143,6 +156,41 @@ describe('REST bad input', () => {
         400,
         'INVALID_REQUEST',
         ['Content-Type', 'text/plain'],
+      ],
+      [
+        'a text/plain body on bulk-delete',
+        (t) => rest(t, 'POST', '/project/bulk-delete', '{"filters":{}}', USERS.carol, { 'content-type': 'text/plain' }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'text/plain'],
+      ],
+      [
+        'a body without a Content-Type on update',
+        (t) => raw(t, 'PUT', '/project/prj-apollo', { body: new Blob(['{}']) }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'none'],
+      ],
+      [
+        'a chunked body without a Content-Type on create',
+        (t) => raw(t, 'POST', '/project', { body: new Blob(['{"name":"x"}']).stream(), duplex: 'half' }),
+        400,
+        'INVALID_REQUEST',
+        ['Content-Type', 'none'],
+      ],
+      [
+        'an empty text/plain body on create (no body: the mapping says so)',
+        (t) => raw(t, 'POST', '/project', { headers: { 'content-type': 'text/plain', 'content-length': '0' } }),
+        400,
+        'INVALID_REQUEST',
+        ['JSON object', 'no body'],
+      ],
+      [
+        'an empty body without a Content-Type on bulk-update',
+        (t) => raw(t, 'POST', '/project/bulk-update', { headers: { 'content-length': '0' } }),
+        400,
+        'INVALID_REQUEST',
+        ['bulk-update needs a JSON object', 'no body'],
       ],
       bad('an array holding a non-object', 'POST', '/project', [{ name: 'Fine' }, 'not a record'], 'Item 1'),
       bad('an @type naming another object', 'POST', '/project', { name: 'x', '@type': 'task' }, '@type', 'task'),

@@ -13,7 +13,7 @@ export function startRestServer(): Promise<TestServer> {
   return startServer({ plugins: { rpc: true, rest: true }, security: { allowBodyUser: true } }, { identityFromHeader: true });
 }
 
-/** One REST request under the data prefix, as `user` (carol unless given; null = anonymous). */
+/** One REST request under the data prefix as served, as `user` (carol unless given; null = anonymous). */
 export function rest(
   s: TestServer,
   method: string,
@@ -23,7 +23,7 @@ export function rest(
   headers: Record<string, string> = {},
 ): Promise<Res> {
   const identity: Record<string, string> = user ? { 'x-test-user': JSON.stringify(user) } : {};
-  return s.request(method, s.kernel.config.routes.data + path, body, { ...identity, ...headers });
+  return s.request(method, s.kernel.http.routes.data + path, body, { ...identity, ...headers });
 }
 
 /** GET with query parameters given as pairs (encoded here). */

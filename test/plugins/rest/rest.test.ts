@@ -111,7 +111,7 @@ describe('REST routes end to end', () => {
         created_by: 'carol',
         '@type': 'project',
       });
-      expect(body.id).to.be.a('string').and.not.empty;
+      expect(body.id).to.be.a('string').and.not.equal('');
       expect(body.created_at).to.match(/^\d{4}-\d{2}-\d{2}T/);
       expect(res.headers.get('location')).to.equal(`/api/data/project/${body.id}`);
       const { '@type': _t, ...stored } = body;

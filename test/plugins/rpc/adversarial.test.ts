@@ -286,7 +286,7 @@ describe('change notifications of bulk items that failed', () => {
       await ctx.api.repo('account').create({ name: `Account for ${String(ctx.data?.name)}` });
       if (ctx.data?.name === 'Boom') throw Object.assign(new Error('boom'), { code: 'VALIDATION_ERROR' });
     });
-    s.kernel.hooks.recordChanged.tapPromise('test', async (change) => {
+    s.kernel.hooks.recordChanged.tap('test', (change) => {
       changes.push(change);
     });
   });
@@ -325,7 +325,7 @@ describe('change notifications across datasources', () => {
       await ctx.api.repo('audit').create({ text: `order ${String(ctx.data?.name)}` });
       if (ctx.data?.name === 'Boom') throw Object.assign(new Error('boom'), { code: 'VALIDATION_ERROR' });
     });
-    s.kernel.hooks.recordChanged.tapPromise('test', async (change) => {
+    s.kernel.hooks.recordChanged.tap('test', (change) => {
       changes.push(change);
     });
   });

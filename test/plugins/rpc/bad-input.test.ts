@@ -29,7 +29,7 @@ describe('JSON-RPC bad input', () => {
 
   before(async () => {
     s = await startServer({ security: { allowBodyUser: true } });
-    path = s.kernel.config.routes.rpc;
+    path = s.kernel.http.routes.rpc;
     initial = await snapshot(s);
     expect(initial.project).to.have.length(3);
   });
@@ -40,6 +40,12 @@ describe('JSON-RPC bad input', () => {
     expect((await s.request('GET', '/health')).status).to.equal(200);
     expect(await snapshot(s)).to.deep.equal(initial);
   });
+
+  /** A raw POST to the JSON-RPC route: the test sets the body and headers exactly. */
+  async function post(init: RequestInit): Promise<Res> {
+    const res = await fetch(s.url + path, { method: 'POST', ...init });
+    return { status: res.status, body: await res.json() };
+  }
 
   function runCases(cases: Case[]): void {
     for (const [label, send, status, code, named] of cases) {
@@ -130,8 +136,32 @@ describe('JSON-RPC bad input', () => {
     });
 
     it('a body without a content-type names the missing header', async () => {
-      const res = await fetch(s.url + path, { method: 'POST', body: new Blob([countBody]) });
-      expectError({ status: res.status, body: await res.json() }, 400, 'INVALID_REQUEST', 'Content-Type', 'none');
+      const res = await post({ body: new Blob([countBody]) });
+      expectError(res, 400, 'INVALID_REQUEST', 'Content-Type', 'none');
+      expect(res.body.error.details).to.deep.equal({ parameter: 'Content-Type' });
+    });
+
+    it('a chunked body (no Content-Length) is held to the same rule', async () => {
+      const chunked = (contentType?: string) =>
+        post({
+          body: new Blob([countBody]).stream(),
+          duplex: 'half',
+          headers: contentType ? { 'content-type': contentType } : {},
+        });
+      expectError(await chunked(), 400, 'INVALID_REQUEST', 'Content-Type', 'none');
+      expectError(await chunked('text/plain'), 400, 'INVALID_REQUEST', 'Content-Type', 'text/plain');
+      expect(ok(await chunked('application/json')).count).to.equal(3);
+    });
+
+    it('no body at all (Content-Length: 0) passes the Content-Type rule: the answer says what is missing', async () => {
+      const types: Array<Record<string, string>> = [{}, { 'content-type': 'text/plain' }];
+      for (const headers of types) {
+        const res = await post({ headers: { ...headers, 'content-length': '0' } });
+        expectError(res, 400, 'INVALID_REQUEST', 'Request body must be a JSON object {op, object, args}');
+      }
+      // An empty body declared as JSON is read as {}: what it lacks first is 'op'.
+      const empty = await post({ headers: { 'content-type': 'application/json', 'content-length': '0' } });
+      expectError(empty, 400, 'INVALID_REQUEST', "'op' is required");
     });
   });
 
@@ -302,6 +332,8 @@ describe('JSON-RPC bad input', () => {
       bad('negative top', 'find', { top: -1 }, "'top'", '-1'),
       bad('fractional top', 'find', { top: 2.5 }, "'top'", '2.5'),
       bad('top as a string', 'find', { top: '10' }, "'top'"),
+      bad('top and limit that disagree', 'find', { top: 1, limit: 2 }, "'top' (1) and 'limit' (2) disagree"),
+      bad('limit 1001', 'find', { limit: 1001 }, "'top' may be at most 1000, got 1001"),
       bad('negative skip', 'find', { skip: -5 }, "'skip'", '-5'),
       bad('fractional skip', 'find', { skip: 0.5 }, "'skip'", '0.5'),
       bad('skip as a string', 'find', { skip: 'x' }, "'skip'"),

@@ -41,12 +41,12 @@ describe('JSON-RPC expand and aggregation (query-app)', () => {
   }
   /** Counts the default datasource's find calls made while fn runs. */
   async function countFinds(fn: () => Promise<unknown>): Promise<number> {
-    const ds = s.kernel.resolve('datasources').get('default') as Datasource;
-    const orig = ds.find;
+    const ds = s.kernel.resolve('datasources').get('default');
+    const orig = ds.find.bind(ds);
     let calls = 0;
-    ds.find = async (...a: Parameters<Datasource['find']>) => {
+    ds.find = (...a: Parameters<Datasource['find']>) => {
       calls++;
-      return orig.apply(ds, a);
+      return orig(...a);
     };
     try {
       await fn();

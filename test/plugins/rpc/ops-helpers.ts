@@ -26,7 +26,7 @@ export function expectError(res: Res, status: number, code: string, ...named: st
 /** A VALIDATION_ERROR naming `field` in the message and in details.fields; returns the field's message. */
 export function expectFieldError(res: Res, field: string): string {
   expectError(res, 400, 'VALIDATION_ERROR', field);
-  expect(res.body.error.details.fields, JSON.stringify(res.body)).to.have.property(field).that.is.a('string').and.not.empty;
+  expect(res.body.error.details.fields, JSON.stringify(res.body)).to.have.property(field).that.is.a('string').and.not.equal('');
   return res.body.error.details.fields[field];
 }
 

@@ -169,15 +169,18 @@ describe('JSON-RPC hooks that throw', () => {
 
   before(async () => {
     s = await startServer({ security: { allowBodyUser: true } });
-    s.kernel.hooks.beforeCreate.for('milestone').tapPromise('test', async () => {
-      throw new Error('boom: secret internals');
-    });
-    s.kernel.hooks.beforeUpdate.for('milestone').tapPromise('test', async () => {
-      throw Object.assign(new Error('nope, milestones are frozen'), { code: 'FORBIDDEN' });
-    });
-    s.kernel.hooks.afterCreate.for('account').tapPromise('test-after', async (ctx) => {
-      if ((ctx.data as { name?: string } | undefined)?.name === 'Rollback Inc') throw new Error('after hook failed');
-    });
+    // Rejected promises, as an async hook that throws returns.
+    s.kernel.hooks.beforeCreate.for('milestone').tapPromise('test', () => Promise.reject(new Error('boom: secret internals')));
+    s.kernel.hooks.beforeUpdate
+      .for('milestone')
+      .tapPromise('test', () => Promise.reject(Object.assign(new Error('nope, milestones are frozen'), { code: 'FORBIDDEN' })));
+    s.kernel.hooks.afterCreate
+      .for('account')
+      .tapPromise('test-after', (ctx) =>
+        (ctx.data as { name?: string } | undefined)?.name === 'Rollback Inc'
+          ? Promise.reject(new Error('after hook failed'))
+          : Promise.resolve(),
+      );
   });
   after(async () => {
     await s?.stop();

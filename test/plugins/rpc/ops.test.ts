@@ -133,7 +133,7 @@ describe('JSON-RPC ops end to end', () => {
   describe('create', () => {
     it('returns the stored record with @type, created_at, defaults and created_by = caller', async () => {
       const res = await newProject({ budget: 1000 });
-      expect(res.id).to.be.a('string').and.not.empty;
+      expect(res.id).to.be.a('string').and.not.equal('');
       expect(res).to.include({
         status: 'planning',
         priority: 'medium',
