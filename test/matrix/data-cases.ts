@@ -41,11 +41,50 @@ export function dataCases(env: MatrixServer, ops: DataOps): void {
       }
     });
   }
+  if (ops.lacks?.limit) it.skip(`one top/limit rule: ${ops.lacks.limit}`);
+  else describe('list options: one rule, one message, in every protocol', () => listOptionCases(env, ops));
   describe('cases the grid cannot express', () => {
     for (const x of EXPLICIT) {
       if (x.run.op === 'action' && !ops.action) continue;
       it(`${x.user} · ${x.object}: ${x.title}`, () => explicit(env, ops, x));
     }
+  });
+}
+
+/**
+ * The same list options get the same answer through every protocol (kernel/protocol's listOptions
+ * and the engine's bounds): `limit` stands for `top`, two different page sizes are refused rather
+ * than one silently winning, a page above the maximum is refused — with one message each.
+ */
+function listOptionCases(env: MatrixServer, ops: DataOps): void {
+  const root = MATRIX_USERS.root;
+  const fields = ops.lacks?.defaultFields ? { fields: ['id', 'name'] } : {};
+  const refused = (o: Outcome, message: string, parameter: string, what: string) => {
+    expect(o.status, `${what}: ${JSON.stringify(o.raw)}`).to.equal(400);
+    expect(o.error?.code, what).to.equal('INVALID_REQUEST');
+    expect(o.error?.message, what).to.equal(message);
+    expect(o.error?.details, what).to.deep.include({ parameter });
+  };
+  it("top and limit that disagree: refused, naming 'limit'", async () => {
+    const o = await ops.list(root, 'project', { ...fields, top: 1, limit: 2 });
+    refused(o, "'top' (1) and 'limit' (2) disagree: 'limit' is a deprecated alias of 'top'; give one of them", 'limit', 'top 1, limit 2');
+  });
+  it('top and limit that agree, or limit alone: that page size', async () => {
+    const both = await ops.list(root, 'project', { ...fields, sort: [['id', 'asc']], top: 2, limit: 2 });
+    expectOk(both, 'top 2, limit 2');
+    expect(sortedIds(both.items)).to.deep.equal(RECORDS.project.slice(0, 2));
+    const alone = await ops.list(root, 'project', { ...fields, sort: [['id', 'asc']], limit: 1 });
+    expectOk(alone, 'limit 1');
+    expect(sortedIds(alone.items)).to.deep.equal(RECORDS.project.slice(0, 1));
+  });
+  it('a page above the maximum: refused, naming top', async () => {
+    const max = env.kernel.engine.limits.maxTop;
+    refused(
+      await ops.list(root, 'project', { ...fields, top: max + 1 }),
+      `'top' may be at most ${max}, got ${max + 1}`,
+      'top',
+      'top above max',
+    );
   });
 }
 

@@ -19,6 +19,8 @@ export interface ListQuery {
   /** Relation field → options of the related records. */
   expand?: Record<string, Pick<ListQuery, 'fields' | 'filters' | 'sort'>>;
   top?: number;
+  /** The deprecated alias of `top` (spec: REST and GraphQL keep it); a protocol without it lacks `limit`. */
+  limit?: number;
 }
 
 export interface AggregateQuery {
@@ -69,6 +71,8 @@ export interface Lacks {
    * nonexistent field, asked in-process as the same caller.
    */
   unknownFields?: string;
+  /** No `limit` alias of `top`: the cases of the one top/limit rule are left out. */
+  limit?: string;
 }
 
 /** The data operations. Optional ones are skipped for a protocol that has no such operation. */

@@ -126,13 +126,14 @@ export const graphqlAdapter: ProtocolAdapter = {
           const n = objectNames(object);
           const vars: Rec = {
             top: q.top ?? null,
+            limit: q.limit ?? null,
             filters: q.filters ? JSON.stringify(specFilter(q.filters)) : null,
             sort: q.sort ? JSON.stringify(q.sort) : null,
             // Every name asked for reaches the engine through the `fields` argument, the schema's or not.
             fields: q.fields ?? null,
           };
           if (q.expand) throw new Error('GraphQL adapter: no expand (Lacks.expand)');
-          const query = `query ($top: Int, $filters: String, $sort: String, $fields: [String]) { ${n.list}(top: $top, filters: $filters, sort: $sort, fields: $fields) { ${selection(object, q.fields)} } }`;
+          const query = `query ($top: Int, $limit: Int, $filters: String, $sort: String, $fields: [String]) { ${n.list}(top: $top, limit: $limit, filters: $filters, sort: $sort, fields: $fields) { ${selection(object, q.fields)} } }`;
           return send(user, query, vars, n.list, (value, out) => {
             out.items = (value as any[]).map((r) => record(object, r)!);
           });

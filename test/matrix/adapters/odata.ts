@@ -120,6 +120,7 @@ export const odataAdapter: ProtocolAdapter = {
 
     return {
       data: {
+        lacks: { limit: 'OData pages with $top only: the spec keeps limit for REST and GraphQL' },
         list: (user, object, q = {}) =>
           send(
             user,

@@ -43,6 +43,7 @@ export const restAdapter: ProtocolAdapter = {
       fields: q.fields && q.fields.join(','),
       expand: q.expand && expand(q.expand),
       top: q.top === undefined ? undefined : String(q.top),
+      limit: q.limit === undefined ? undefined : String(q.limit),
     });
 
     return {

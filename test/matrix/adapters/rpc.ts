@@ -32,6 +32,7 @@ export const rpcAdapter: ProtocolAdapter = {
       ...(q.fields ? { fields: q.fields } : {}),
       ...(q.expand ? { expand: expand(q.expand) } : {}),
       ...(q.top !== undefined ? { top: q.top } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
     });
 
     return {
