@@ -1,8 +1,8 @@
 /**
- * The metadata API: `{path}/objects` (path: the `path` option, else `routes.metadata`, under the
- * instance's basePath), `/objects/:name` (also `/object/:name`), its
- * fields and actions, the admin-only label/description update, and every loaded metadata type at
- * `/:type` and `/:type/:id`. Thin HTTP binding; what each route answers is in mapping.ts.
+ * The metadata API: `{path}/objects`, `/objects/:name` (also `/object/:name`), its fields and
+ * actions, the admin-only label/description update, and every loaded metadata type at `/:type`
+ * and `/:type/:id` — `path` being the plugin's option, else `routes.metadata`, under the
+ * instance's basePath. Thin HTTP binding; what each route answers is in mapping.ts.
  */
 import type { Request, RequestHandler } from 'express';
 import { definePlugin, isAnonymous, type Kernel, type ObjectDefinition } from '../../kernel';

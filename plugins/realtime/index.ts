@@ -1,8 +1,8 @@
 /**
  * The realtime plugin: the spec's planned WebSocket API at ws://{host}{basePath}{path} (path
- * default /api/realtime). A client
- * authenticates, subscribes to an object (optionally with a filter in the spec's filter language)
- * and receives every committed change it may read, as it may read it. Fed by the kernel pubsub's
+ * default /api/realtime). A client authenticates, subscribes to an object (optionally with a
+ * filter in the spec's filter language) and receives every committed change it may read, as it
+ * may read it. Fed by the kernel pubsub's
  * RECORD_CHANGED_CHANNEL, so with pubsub-redis a change made on any instance reaches subscribers
  * on every instance. See docs/realtime.md.
  */
