@@ -17,7 +17,7 @@ export default {
   plugins: {
     rpc: true, // POST /api/objectql
     rest: true, // /api/data/:object
-    metadata: true, // /api/metadata/objects
+    'metadata-api': true, // /api/metadata/objects
     openapi: true, // GET /api/objectql/openapi.json, reference page at /api/objectql/docs
     odata: true, // /odata: $metadata, entity sets, $batch
     graphql: true, // /api/graphql (GraphiQL in a browser), subscriptions over ws:// at the same path

@@ -15,7 +15,7 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
   if (!ctx.data || ctx.request.system) return;
   const data = ctx.data;
   for (const field of attachmentFields(rt.kernel.registry.object(ctx.object)!)) {
-    const value = data[field.name];
+    const value: unknown = data[field.name];
     if (value == null) continue;
     const held = fileIdsOf(ctx.previous?.[field.name], rt.storage);
     const resolve = async (a: Attachment): Promise<Attachment> => {
@@ -34,7 +34,7 @@ export async function checkAttachments(rt: FilesRuntime, ctx: HookContext): Prom
       }
       return toAttachment(record, rt.storage, rt.apiBase, field.type);
     };
-    if (Array.isArray(value)) data[field.name] = await Promise.all(value.map((v) => (isPlainObject(v) ? resolve(v as Attachment) : v)));
-    else if (isPlainObject(value)) data[field.name] = await resolve(value as Attachment);
+    if (Array.isArray(value)) data[field.name] = await Promise.all(value.map((v: unknown) => (isPlainObject(v) ? resolve(v) : v)));
+    else if (isPlainObject(value)) data[field.name] = await resolve(value);
   }
 }

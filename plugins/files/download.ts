@@ -1,6 +1,6 @@
 /** GET {files}/:fileId — the file, streamed from storage, with validators and byte ranges. */
 import type { Request, Response } from 'express';
-import { ObjectQLError, sendError } from '../../kernel';
+import { ObjectQLError } from '../../kernel';
 import { disposition, ifRangeMatches, notModified, parseRange } from './http-cache';
 import type { FilesRuntime } from './runtime';
 import { locate } from './stored-file';
@@ -51,6 +51,6 @@ export async function download(rt: FilesRuntime, req: Request, res: Response): P
     });
     stream.pipe(res);
   } catch (err) {
-    sendError(req, res, err);
+    rt.kernel.http.sendError(req, res, err);
   }
 }

@@ -3,7 +3,7 @@
  * fitted in a box by sharp, generated once and then served from the per-kernel cache.
  */
 import type { Request, Response } from 'express';
-import { ObjectQLError, sendError } from '../../kernel';
+import { ObjectQLError } from '../../kernel';
 import { THUMBNAIL_NAMES, type ThumbnailName } from './attachments';
 import { notModified } from './http-cache';
 import type { ImageCache } from './image-cache';
@@ -56,7 +56,7 @@ export async function imageRoute(
     res.setHeader('Content-Length', String(out.data.length));
     res.end(req.method === 'HEAD' ? undefined : out.data);
   } catch (err) {
-    sendError(req, res, err);
+    rt.kernel.http.sendError(req, res, err);
   }
 }
 

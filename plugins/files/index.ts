@@ -1,8 +1,9 @@
 /**
- * The files plugin: the spec's File API under `{routes.files}` (default /api/files) — streamed
- * uploads validated against a file/image field, downloads with ranges, image thumbnails and
- * previews — plus the rules for attachment values on records (they must name files the caller may
- * read) and the clean-up of files no record holds. See docs/files.md.
+ * The files plugin: the spec's File API under its `path` option, else `routes.files` (default
+ * /api/files), under the instance's basePath — streamed uploads validated against a file/image
+ * field, downloads with ranges, image thumbnails and previews — plus the rules for attachment
+ * values on records (they must name files the caller may read) and the clean-up of files no
+ * record holds. See docs/files.md.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { definePlugin, importModule, PluginError, type Kernel } from '../../kernel';
@@ -37,7 +38,8 @@ export default definePlugin((options: FilesOptions = {}) => {
     name: 'files',
     register(k) {
       kernel = k;
-      const base = k.config.routes.files;
+      // A plain-segment prefix (routePrefix): safe in an express path.
+      const base = k.http.route('files', settings.path);
       apiBase = process.env.SERVICE_BASE_URL ? process.env.SERVICE_BASE_URL.replace(/\/+$/, '') : base;
       k.hooks.capabilities.tap('files', (list) => [
         ...list,
@@ -65,7 +67,7 @@ export default definePlugin((options: FilesOptions = {}) => {
       k.hooks.recordChanged.tapPromise('files', async (change) => {
         await cleanup?.onChange(change);
       });
-      k.hooks.routes.tapPromise('files', async (router) => {
+      k.hooks.routes.tap('files', (router) => {
         router.post(`${base}/upload`, (req, res) => uploadRoute(runtime(), false, req, res));
         router.post(`${base}/upload/batch`, (req, res) => uploadRoute(runtime(), true, req, res));
         router.get(`${base}/:fileId/thumbnail`, (req, res) => imageRoute(runtime(), cache, 'thumbnail', req, res));

@@ -1,6 +1,6 @@
 /** Options of the files plugin (see docs/files.md). */
 import { z } from 'zod';
-import { parsePluginOptions } from '../../kernel';
+import { parsePluginOptions, routePrefix } from '../../kernel';
 import { isCustomStorageBackend, type CustomStorageBackend } from './storage/custom';
 
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
@@ -24,6 +24,8 @@ const storage = z.discriminatedUnion('type', [
 ]);
 
 const schema = z.strictObject({
+  /** Route prefix of the File API (default: config `routes.files`, /api/files), under the instance's basePath. */
+  path: routePrefix.optional(),
   storage: storage.optional(),
   /** Bytes, for a field without max_size and for uploads without a field. */
   maxFileSize: z.number().int().positive().optional(),
@@ -39,6 +41,7 @@ export type FilesOptions = z.input<typeof schema>;
 export type StorageOptions = z.output<typeof storage>;
 
 export interface FilesSettings {
+  path?: string;
   storage: StorageOptions;
   maxFileSize: number;
   maxFiles: number;
@@ -49,6 +52,7 @@ export interface FilesSettings {
 export function parseOptions(input: unknown): FilesSettings {
   const parsed = parsePluginOptions('files', schema, input);
   return {
+    ...(parsed.path !== undefined ? { path: parsed.path } : {}),
     storage: parsed.storage ?? { type: 'local' },
     maxFileSize: parsed.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
     maxFiles: parsed.maxFiles ?? DEFAULT_MAX_FILES,

@@ -1,6 +1,6 @@
 /** POST {files}/upload and /upload/batch: stream the parts into storage, remember each file, answer attachments. */
 import type { Request, Response } from 'express';
-import { ObjectQLError, sendError, type RequestContext } from '../../kernel';
+import { ObjectQLError, type RequestContext } from '../../kernel';
 import { assertMayUpload } from './access';
 import { toAttachment } from './attachments';
 import type { FileRecord } from './file-records';
@@ -14,7 +14,8 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
     const form = await receiveUpload(req, batch ? 'files' : 'file', batch ? rt.settings.maxFiles : 1, {
       storage: rt.storage,
       userId: ctx.user?.id,
-      rules: (f) => rulesFor(rt, ctx, f.object, f.field),
+      // A refused field becomes a rejection, which the parser turns into the request's error.
+      rules: (f) => new Promise<UploadRules>((resolve) => resolve(rulesFor(rt, ctx, f.object, f.field))),
     });
     const uploadedAt = new Date().toISOString();
     const records: FileRecord[] = form.files.map((file) => ({
@@ -42,17 +43,12 @@ export async function uploadRoute(rt: FilesRuntime, batch: boolean, req: Request
   } catch (err) {
     // The request may still be sending: answer, then let the socket close rather than read on.
     if (!req.complete) res.setHeader('Connection', 'close');
-    sendError(req, res, err);
+    rt.kernel.http.sendError(req, res, err);
   }
 }
 
 /** The field an upload names, checked: it exists, is a file/image field, and the caller may write it. */
-async function rulesFor(
-  rt: FilesRuntime,
-  ctx: RequestContext,
-  object: string | undefined,
-  field: string | undefined,
-): Promise<UploadRules> {
+function rulesFor(rt: FilesRuntime, ctx: RequestContext, object: string | undefined, field: string | undefined): UploadRules {
   const maxBytes = rt.settings.maxFileSize;
   if (object === undefined && field === undefined) return { maxBytes };
   if (!object || !field) throw new ObjectQLError('INVALID_REQUEST', 'Parts object and field go together: give both or neither');

@@ -63,11 +63,11 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
   const form: UploadForm = { files: [] };
   const stored: StoredFile[] = [];
   let rules: Promise<UploadRules> | undefined;
-  let failure: unknown;
+  let failure: Error | undefined;
   let chain: Promise<void> = Promise.resolve();
   let fileCount = 0;
   const fail = (err: unknown) => {
-    failure ??= err;
+    failure ??= err instanceof Error ? err : new Error(String(err));
   };
 
   bb.on('field', (name, value) => {
@@ -82,15 +82,13 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
       return;
     }
     fileCount++;
-    rules ??= handlers.rules({ object: form.object, field: form.field, folder: form.folder });
-    rules.catch(() => undefined);
+    const fileRules = (rules ??= handlers.rules({ object: form.object, field: form.field, folder: form.folder }));
+    fileRules.catch(() => undefined);
     // Files are handled one after the other; a later one waits (busboy's backpressure holds the socket).
-    const previous = chain;
-    chain = (async () => {
-      await previous;
+    chain = chain.then(async () => {
       try {
         if (failure) throw failure;
-        const r = await rules!;
+        const r = await fileRules;
         const file = await receiveFile(stream, info.filename ?? '', r, handlers, form.folder, stored);
         form.files.push(file);
       } catch (err) {
@@ -98,7 +96,7 @@ export async function receiveUpload(req: Request, partName: string, maxFiles: nu
       } finally {
         stream.resume();
       }
-    })();
+    });
   });
   bb.on('filesLimit', () =>
     fail(new ObjectQLError('FILE_VALIDATION_ERROR', `At most ${maxFiles} file(s) per request`, { file: null, reason: 'too_many_files' })),
@@ -291,8 +289,8 @@ export function safeName(filename: string | undefined): string {
     String(filename ?? '')
       .split(/[\\/]/)
       .pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is stripped
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .trim()
     .slice(0, 255);

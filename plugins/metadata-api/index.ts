@@ -1,10 +1,12 @@
 /**
- * The metadata API: `{routes.metadata}/objects`, `/objects/:name` (also `/object/:name`), its
- * fields and actions, the admin-only label/description update, and every loaded metadata type at
- * `/:type` and `/:type/:id`. Thin HTTP binding; what each route answers is in mapping.ts.
+ * The metadata API: `{path}/objects`, `/objects/:name` (also `/object/:name`), its fields and
+ * actions, the admin-only label/description update, and every loaded metadata type at `/:type`
+ * and `/:type/:id` — `path` being the plugin's option, else `routes.metadata`, under the
+ * instance's basePath. Thin HTTP binding; what each route answers is in mapping.ts.
  */
 import type { Request, RequestHandler } from 'express';
-import { definePlugin, isAnonymous, ObjectQLError, sendError, type Kernel, type ObjectDefinition } from '../../kernel';
+import { definePlugin, isAnonymous, type Kernel, type ObjectDefinition } from '../../kernel';
+import { assertJsonBody } from '../../kernel/protocol';
 import {
   getEntry,
   getField,
@@ -18,8 +20,12 @@ import {
   type Viewer,
 } from './mapping';
 import { addMetadataPaths } from './openapi';
+import { parseMetadataApiOptions, type MetadataApiOptions } from './options';
 
-export default definePlugin(() => {
+export type { MetadataApiOptions } from './options';
+
+export default definePlugin((options: MetadataApiOptions = {}) => {
+  const settings = parseMetadataApiOptions(options);
   let kernel: Kernel;
 
   /** The caller as the mapping sees it: identity from the kernel, readable fields from the engine's permissions. */
@@ -43,16 +49,17 @@ export default definePlugin(() => {
       try {
         res.json(fn(viewerOf(req), req.params as Record<string, string>, req));
       } catch (err) {
-        sendError(req, res, err);
+        kernel.http.sendError(req, res, err);
       }
     };
   }
 
   return {
-    name: 'metadata',
+    name: 'metadata-api',
     register(k) {
       kernel = k;
-      const base = k.config.routes.metadata;
+      // A plain-segment prefix (routePrefix): safe in an express path.
+      const base = k.http.route('metadata', settings.path);
       const both = (suffix: string) => [`${base}/objects${suffix}`, `${base}/object${suffix}`];
       const routes = [
         `GET ${base}/objects`,
@@ -64,12 +71,12 @@ export default definePlugin(() => {
         `GET ${base}/:type/:id`,
         `POST ${base}/:type/:id`,
       ];
-      k.hooks.capabilities.tap('metadata', (list) => [
+      k.hooks.capabilities.tap('metadata-api', (list) => [
         ...list,
-        { plugin: 'metadata', protocol: 'metadata', routes, aliases: { objects: 'object' }, writable: false },
+        { plugin: 'metadata-api', protocol: 'metadata', routes, aliases: { objects: 'object' }, writable: false },
       ]);
-      k.hooks.openapi.tap('metadata', (doc) => addMetadataPaths(doc, base));
-      k.hooks.routes.tapPromise('metadata', async (router) => {
+      k.hooks.openapi.tap('metadata-api', (doc) => addMetadataPaths(doc, base));
+      k.hooks.routes.tap('metadata-api', (router) => {
         const registry = () => kernel.registry;
         router.get(
           `${base}/objects`,
@@ -92,12 +99,7 @@ export default definePlugin(() => {
           handle((viewer, p, req) => {
             // Who asks comes first; then a body not declared as JSON (never parsed) is named as such.
             requireAdmin(viewer, 'Updating object metadata');
-            if (req.is(['application/json', 'application/*+json']) === false) {
-              throw new ObjectQLError(
-                'INVALID_REQUEST',
-                `Content-Type must be application/json, got '${req.get('content-type') ?? 'none'}'`,
-              );
-            }
+            assertJsonBody(req.headers);
             return updateObjectInfo(registry(), viewer, p.name, req.body);
           }),
         );

@@ -1,15 +1,12 @@
 /**
  * The served document, built on first request and kept as a ready JSON string with its ETag.
  *
- * Metadata is fixed at run time except the label and description of objects (the metadata API's
- * PUT updates the registry's definitions in place). So the cache remembers, for each object
- * definition it was built from, the label and description it saw; a request compares them (a loop
- * over the objects, no allocation, no hashing) and rebuilds only when one changed. Everything else
- * that shapes the document — routes, options, the taps on the `openapi` hook — is fixed once the
- * kernel has started.
+ * What shapes the document is fixed once the kernel has started — routes, options, the taps on
+ * the `openapi` hook — except the metadata, whose run-time changes (the metadata API's update of
+ * a label or description) move the registry's revision. So the document is current while the
+ * revision it was built at is: one integer compare per request.
  */
 import { createHash } from 'node:crypto';
-import type { ObjectDefinition } from '../../kernel';
 import type { OpenAPIDocument } from '../../kernel/protocol';
 
 export interface ServedDocument {
@@ -18,16 +15,17 @@ export interface ServedDocument {
 }
 
 interface Built extends ServedDocument {
-  seen: { def: ObjectDefinition; label: string; description: string | undefined }[];
+  revision: number;
 }
 
 export class DocumentCache {
   private built?: Built;
   private builds = 0;
 
+  /** `revision`: the metadata's current revision (`kernel.registry.revision`); `build`: the document from the metadata as it is now. */
   constructor(
-    private readonly objects: () => ObjectDefinition[],
-    private readonly build: (objects: ObjectDefinition[]) => OpenAPIDocument,
+    private readonly revision: () => number,
+    private readonly build: () => OpenAPIDocument,
   ) {}
 
   /** How many times the document was built (for tests and logs). */
@@ -36,20 +34,12 @@ export class DocumentCache {
   }
 
   get(): ServedDocument {
-    if (this.built && this.isFresh(this.built)) return this.built;
-    const objects = this.objects();
-    const seen = objects.map((def) => ({ def, label: def.label, description: def.description }));
-    const json = JSON.stringify(this.build(objects));
+    const revision = this.revision();
+    if (this.built?.revision === revision) return this.built;
+    const json = JSON.stringify(this.build());
     this.builds += 1;
     const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
-    this.built = { json, etag, seen };
+    this.built = { json, etag, revision };
     return this.built;
-  }
-
-  private isFresh(built: Built): boolean {
-    for (const s of built.seen) {
-      if (s.def.label !== s.label || s.def.description !== s.description) return false;
-    }
-    return true;
   }
 }

@@ -22,9 +22,9 @@ export const SHARED_SCHEMAS = ['Error', 'PageMeta'] as const;
 export interface DocumentSettings {
   title: string;
   version: string;
-  /** Where the document itself is served (`{routes.rpc}/openapi.json`). */
+  /** Where the document itself is served (default `{routes.rpc}/openapi.json`), base path included. */
   documentPath: string;
-  /** Where the API reference page is served. */
+  /** Where the API reference page is served, base path included. */
   docsPath: string;
   /** Whether callers without credentials are let in (adds `{}` to the global `security`). */
   anonymous: boolean;

@@ -1,66 +1,63 @@
 /**
- * The OpenAPI plugin: `GET {routes.rpc}/openapi.json`, an OpenAPI 3.0.3 document generated from
- * the metadata (each protocol plugin adds its own paths through the kernel's `openapi` hook), and
- * an interactive API reference at `docsPath` (default `{routes.rpc}/docs`) served from
- * swagger-ui-dist's local files.
+ * The OpenAPI plugin: an OpenAPI 3.0.3 document generated from the metadata at `documentPath`
+ * (default `{routes.rpc}/openapi.json`; each protocol plugin adds its own paths through the
+ * kernel's `openapi` hook), and an interactive API reference at `docsPath` (default
+ * `{routes.rpc}/docs`) served from swagger-ui-dist's local files. Both move with the instance's
+ * basePath.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Request, Response } from 'express';
-import { definePlugin, PluginError, sendError, type Kernel } from '../../kernel';
+import { definePlugin, PluginError, type Kernel } from '../../kernel';
 import { DocumentCache } from './cache';
 import { baseDocument, OPENAPI_VERSION, schemaNameClashes, type DocumentSettings } from './document';
 import { DOCS_ASSETS, DOCS_CSP, docsPage, INITIALIZER, initializerScript } from './docs-page';
+import { parseOpenApiOptions, type OpenApiOptions, type OpenApiSettings } from './options';
 
-export interface OpenApiOptions {
-  /** Path of the API reference page; default `{routes.rpc}/docs`. */
-  docsPath?: string;
-  /** `info.title` of the document and the page title; default 'ObjectQL API'. */
-  title?: string;
-}
-
-const OPTION_KEYS = new Set(['docsPath', 'title']);
-const DOCS_PATH = /^\/[\w\-.~/]*$/;
+export type { OpenApiOptions } from './options';
 
 export default definePlugin((options: OpenApiOptions = {}) => {
-  checkOptions(options);
+  const settings = parseOpenApiOptions(options);
   let kernel: Kernel;
-  let settings: DocumentSettings;
-  let cache: DocumentCache;
   let assetsDir = '';
+
+  /** Where this plugin serves: read from the kernel when asked, since the rpc plugin may set its route in its own register. */
+  const paths = () => servedPaths(kernel, settings);
+
   return {
     name: 'openapi',
     register(k) {
       kernel = k;
-      // Prefixes (kernel config) and docsPath (checkOptions) are plain path segments: safe in an express path.
-      const base = k.config.routes.rpc;
-      settings = {
-        title: options.title ?? 'ObjectQL API',
-        version: '1.0.0',
-        documentPath: `${base}/openapi.json`,
-        docsPath: options.docsPath ? options.docsPath.replace(/(.)\/+$/, '$1') : `${base}/docs`,
-        anonymous: !authRequired(k.config.plugins.auth),
-      };
-      cache = new DocumentCache(
-        () => kernel.registry.objects(),
-        (objects) => kernel.hooks.openapi.call(baseDocument(settings, objects)),
-      );
-      const { documentPath, docsPath } = settings;
-      const assetBase = docsPath === '/' ? '' : docsPath;
-      k.hooks.capabilities.tap('openapi', (list) => [
-        ...list,
-        {
-          plugin: 'openapi',
-          protocol: 'openapi',
-          version: OPENAPI_VERSION,
-          routes: [`GET ${documentPath}`, `GET ${docsPath}`],
-          document: documentPath,
-          docs: docsPath,
-        },
-      ]);
-      k.hooks.publicRoutes.tapPromise('openapi', async (router) => {
-        router.get(documentPath, (req, res) => serveDocument(req, res, cache));
-        const page = docsPage(settings.title, assetBase);
+      k.hooks.capabilities.tap('openapi', (list) => {
+        const { documentPath, docsPath } = paths();
+        return [
+          ...list,
+          {
+            plugin: 'openapi',
+            protocol: 'openapi',
+            version: OPENAPI_VERSION,
+            routes: [`GET ${documentPath}`, `GET ${docsPath}`],
+            document: documentPath,
+            docs: docsPath,
+          },
+        ];
+      });
+      // Runs once every plugin has registered and started: the routes and the auth settings are final by then.
+      k.hooks.publicRoutes.tap('openapi', (router) => {
+        const document: DocumentSettings = {
+          title: settings.title ?? 'ObjectQL API',
+          version: packageVersion(kernel.config.baseDir) ?? '1.0.0',
+          ...paths(),
+          anonymous: !authRequired(kernel),
+        };
+        const cache = new DocumentCache(
+          () => kernel.registry.revision,
+          () => kernel.hooks.openapi.call(baseDocument(document, kernel.registry.objects())),
+        );
+        const { documentPath, docsPath, title } = document;
+        const assetBase = docsPath === '/' ? '' : docsPath;
+        router.get(documentPath, (req, res) => serveDocument(kernel, req, res, cache));
+        const page = docsPage(title, assetBase);
         router.get(docsPath, (_req, res) => {
           res.set({ 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'no-cache' }).type('html').send(page);
         });
@@ -74,7 +71,7 @@ export default definePlugin((options: OpenApiOptions = {}) => {
               file,
               { root: assetsDir, maxAge: '1d', headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' } },
               (err) => {
-                if (err) sendError(req, res, err);
+                if (err) kernel.http.sendError(req, res, err);
               },
             );
           });
@@ -85,16 +82,26 @@ export default definePlugin((options: OpenApiOptions = {}) => {
       // The metadata is loaded now: an object whose schema name is taken fails start-up, not a request.
       const clashes = schemaNameClashes(kernel.registry.objects());
       if (clashes.length) throw new PluginError(`Plugin 'openapi': ${clashes.join('; ')}`);
-      settings.version = packageVersion(kernel.config.baseDir) ?? settings.version;
-      // swagger-ui-dist's index.js loads the whole 1.5 MB bundle into Node; its absolute-path module
-      // is the same getAbsoluteFSPath without that cost.
-      const getAbsoluteFSPath = require('swagger-ui-dist/absolute-path.js') as () => string;
-      assetsDir = getAbsoluteFSPath();
+      // The directory of the files the page loads, found without loading swagger-ui-dist's
+      // index.js (which reads the whole 1.5 MB bundle into Node).
+      assetsDir = dirname(require.resolve('swagger-ui-dist/swagger-ui-bundle.js'));
     },
   };
 });
 
-function serveDocument(req: Request, res: Response, cache: DocumentCache): void {
+/** The document's and the page's paths as served: the options, else beside the JSON-RPC route; under the instance's basePath. */
+function servedPaths(kernel: Kernel, settings: OpenApiSettings): { documentPath: string; docsPath: string } {
+  const { http } = kernel;
+  const rpc = http.routes.rpc;
+  const { documentPath, docsPath } = settings;
+  return {
+    documentPath: documentPath ? http.path(documentPath) : `${rpc}/openapi.json`,
+    // '/' is the root: of the base path, when there is one.
+    docsPath: docsPath === '/' ? http.basePath || '/' : docsPath ? http.path(docsPath) : `${rpc}/docs`,
+  };
+}
+
+function serveDocument(kernel: Kernel, req: Request, res: Response, cache: DocumentCache): void {
   try {
     const { json, etag } = cache.get();
     res.set({ ETag: etag, 'Cache-Control': 'no-cache' });
@@ -104,35 +111,18 @@ function serveDocument(req: Request, res: Response, cache: DocumentCache): void 
     }
     res.type('application/json; charset=utf-8').send(json);
   } catch (err) {
-    sendError(req, res, err);
+    kernel.http.sendError(req, res, err);
   }
-}
-
-function checkOptions(options: unknown): asserts options is OpenApiOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new PluginError("Plugin 'openapi': options must be an object {docsPath?, title?}");
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) throw new PluginError(`Plugin 'openapi': unknown option '${key}'; expected docsPath, title`);
-  }
-  const { docsPath, title } = options as Record<string, unknown>;
-  if (docsPath !== undefined && (typeof docsPath !== 'string' || !DOCS_PATH.test(docsPath))) {
-    throw new PluginError(
-      `Plugin 'openapi': docsPath must be a path starting with "/" (letters, digits, - . _ ~ /), got ${JSON.stringify(docsPath)}`,
-    );
-  }
-  if (title !== undefined && (typeof title !== 'string' || !title.trim()))
-    throw new PluginError(`Plugin 'openapi': title must be a non-empty string, got ${JSON.stringify(title)}`);
 }
 
 /**
- * Whether the auth plugin turns away callers without credentials: it is enabled, its `required`
- * (default true) is not false and it has no `anonymous` user. Without that plugin anonymous callers are let in.
+ * Whether callers without credentials are turned away, as the auth plugin says in its capability
+ * (`required` is false when it lets them in, e.g. as a configured anonymous user). Without that
+ * plugin anonymous callers are let in.
  */
-function authRequired(auth: unknown): boolean {
-  if (auth === true) return true;
-  if (typeof auth !== 'object' || auth === null) return false;
-  const { required, anonymous } = auth as { required?: unknown; anonymous?: unknown };
-  return required !== false && anonymous === undefined;
+function authRequired(kernel: Kernel): boolean {
+  const auth = kernel.hooks.capabilities.call([]).find((c) => c.plugin === 'auth');
+  return auth?.required === true;
 }
 
 /** `version` of the application's package.json (next to its config), if there is one. */

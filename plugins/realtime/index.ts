@@ -1,7 +1,8 @@
 /**
- * The realtime plugin: the spec's planned WebSocket API at ws://{host}/api/realtime. A client
- * authenticates, subscribes to an object (optionally with a filter in the spec's filter language)
- * and receives every committed change it may read, as it may read it. Fed by the kernel pubsub's
+ * The realtime plugin: the spec's planned WebSocket API at ws://{host}{basePath}{path} (path
+ * default /api/realtime). A client authenticates, subscribes to an object (optionally with a
+ * filter in the spec's filter language) and receives every committed change it may read, as it
+ * may read it. Fed by the kernel pubsub's
  * RECORD_CHANGED_CHANNEL, so with pubsub-redis a change made on any instance reaches subscribers
  * on every instance. See docs/realtime.md.
  */
@@ -144,9 +145,10 @@ export default definePlugin((input: RealtimeOptions = {}) => {
       kernel = k;
       // A hard cap far above the limit: messages up to it get an error frame and the socket stays; beyond it ws closes the socket (1009).
       wss = new WebSocketServer({ noServer: true, maxPayload: settings.maxMessageBytes * 4 });
+      const path = k.http.path(settings.path);
       // The kernel calls closeAll as soon as its server starts draining.
-      k.http.upgrade(settings.path, onUpgrade, closeAll);
-      k.hooks.capabilities.tap('realtime', (list) => [...list, { plugin: 'realtime', protocol: 'websocket', routes: [settings.path] }]);
+      k.http.upgrade(path, onUpgrade, closeAll);
+      k.hooks.capabilities.tap('realtime', (list) => [...list, { plugin: 'realtime', protocol: 'websocket', routes: [path] }]);
       // Subscribed once every plugin has started: a pubsub that another plugin provides (pubsub-redis) is connected by then.
       k.hooks.start.tapPromise('realtime', startListening);
     },

@@ -1,9 +1,9 @@
 /** The realtime plugin's options, checked when the plugin is made (a wrong value names its key). */
 import { z } from 'zod';
-import { parsePluginOptions } from '../../kernel';
+import { parsePluginOptions, routePrefix } from '../../kernel';
 
 export interface RealtimeOptions {
-  /** Path of the WebSocket endpoint (default /api/realtime). */
+  /** Path of the WebSocket endpoint (default /api/realtime), under the instance's basePath. */
   path?: string;
   /** Seconds between server pings; a socket that has not answered the previous one is closed (default 30). */
   heartbeatSeconds?: number;
@@ -22,10 +22,7 @@ const positiveInt = z
 
 const schema = z.strictObject(
   {
-    path: z
-      .string({ error: 'must be a string' })
-      .regex(/^\/\S*$/, { error: "must be a path starting with '/'" })
-      .optional(),
+    path: routePrefix.optional(),
     heartbeatSeconds: z
       .number({ error: 'must be a number of seconds' })
       .positive({ error: 'must be a positive number of seconds' })

@@ -30,8 +30,9 @@ export function adaptCustomStorage(custom: CustomStorageBackend): FileStorage {
   const saved = new Map<string, Date>();
   const load = async (id: string): Promise<Buffer | null> => {
     if (typeof id !== 'string' || !id) return null;
-    const data = await custom.get(id);
-    return Buffer.isBuffer(data) ? data : data == null ? null : Buffer.from(data as Uint8Array);
+    // Typed Buffer, but a backend may hand back any Uint8Array.
+    const data: Uint8Array | null = await custom.get(id);
+    return Buffer.isBuffer(data) ? data : data == null ? null : Buffer.from(data);
   };
   return {
     async put(content, info, limits): Promise<StoredFile> {

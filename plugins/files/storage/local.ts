@@ -40,7 +40,7 @@ export class LocalStorage implements FileStorage {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const tmp = path.join(this.baseDir, `.upload-${randomUUID()}.tmp`);
     const out = createWriteStream(tmp, { flags: 'wx' });
-    let outError: unknown;
+    let outError: Error | undefined;
     out.on('error', (err) => {
       outError = err;
     });

@@ -24,20 +24,20 @@ export class MemoryStorage implements FileStorage {
     return { id, size };
   }
 
-  async open(id: string, range?: { start: number; end: number }): Promise<NodeJS.ReadableStream | null> {
+  open(id: string, range?: { start: number; end: number }): Promise<NodeJS.ReadableStream | null> {
     const f = isValidFileId(id) ? this.files.get(id) : undefined;
-    if (!f) return null;
+    if (!f) return Promise.resolve(null);
     const r = clampRange(range, f.data.length);
-    return Readable.from(r ? [f.data.subarray(r.start, r.end + 1)] : []);
+    return Promise.resolve(Readable.from(r ? [f.data.subarray(r.start, r.end + 1)] : []));
   }
 
-  async stat(id: string): Promise<{ size: number; mtime: Date } | null> {
+  stat(id: string): Promise<{ size: number; mtime: Date } | null> {
     const f = isValidFileId(id) ? this.files.get(id) : undefined;
-    return f ? { size: f.data.length, mtime: f.mtime } : null;
+    return Promise.resolve(f ? { size: f.data.length, mtime: f.mtime } : null);
   }
 
-  async delete(id: string): Promise<boolean> {
-    return isValidFileId(id) && this.files.delete(id);
+  delete(id: string): Promise<boolean> {
+    return Promise.resolve(isValidFileId(id) && this.files.delete(id));
   }
 
   getPublicUrl(id: string): string {
@@ -49,7 +49,8 @@ export class MemoryStorage implements FileStorage {
     return this.files.size;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.files.clear();
+    return Promise.resolve();
   }
 }

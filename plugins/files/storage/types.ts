@@ -111,7 +111,7 @@ export function pumpLimited(
         content.on('data', () => undefined);
         content.resume();
       }
-      reject(err);
+      reject(err instanceof Error ? err : new Error(String(err)));
     };
     function onData(chunk: string | Buffer): void {
       if (done) return;
@@ -124,9 +124,9 @@ export function pumpLimited(
       } catch (err) {
         return fail(err, true);
       }
-      if (result && typeof (result as Promise<void>).then === 'function') {
+      if (result) {
         content.pause();
-        (result as Promise<void>).then(
+        result.then(
           () => {
             if (!done) content.resume();
           },

@@ -31,17 +31,13 @@ describe('files plugin options', () => {
   it('custom storage (the spec contract) round-trips a file', async () => {
     const saved = new Map<string, Buffer>();
     const module = {
-      async save(file: Buffer, filename: string) {
+      save(file: Buffer, filename: string) {
         const id = `c${saved.size}-${filename}`;
         saved.set(id, file);
-        return { id, url: `https://cdn.example/${id}`, size: file.length };
+        return Promise.resolve({ id, url: `https://cdn.example/${id}`, size: file.length });
       },
-      async get(id: string) {
-        return saved.get(id) ?? null;
-      },
-      async delete(id: string) {
-        return saved.delete(id);
-      },
+      get: (id: string) => Promise.resolve(saved.get(id) ?? null),
+      delete: (id: string) => Promise.resolve(saved.delete(id)),
       getPublicUrl: (id: string) => `https://cdn.example/${id}`,
     };
     const r = await roundTrip({ storage: { type: 'custom', module } });
@@ -110,11 +106,9 @@ describe('files plugin options', () => {
       [new Error('bucket on fire'), 500, 'UPLOAD_FAILED'],
     ] as const) {
       const module = {
-        save: async () => {
-          throw thrown;
-        },
-        get: async () => null,
-        delete: async () => false,
+        save: () => Promise.reject(thrown),
+        get: () => Promise.resolve(null),
+        delete: () => Promise.resolve(false),
         getPublicUrl: (id: string) => `/x/${id}`,
       };
       const s = await startServer({ plugins: { files: { storage: { type: 'custom', module } } } }, { identityFromHeader: true });

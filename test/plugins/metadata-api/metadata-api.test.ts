@@ -49,7 +49,7 @@ describe('metadata API (HTTP)', () => {
       const plural = ok(await get(carol, '/objects/project'));
       expect(ok(await get(carol, '/object/project'))).to.deep.equal(plural);
       expect(Object.keys(plural)).to.deep.equal(['name', 'label', 'icon', 'description', 'fields', 'actions', 'hooks']);
-      expect(plural.description).to.be.a('string').and.not.empty;
+      expect(plural.description).to.be.a('string').and.not.equal('');
       const fields = Object.fromEntries(plural.fields.map((f: any) => [f.name, f]));
       expect(plural.fields.map((f: any) => f.name)).to.include.members(['id', 'name', 'status', 'actual_cost', 'created_at']);
       expect(fields.name).to.deep.equal({
@@ -212,7 +212,8 @@ describe('metadata API (HTTP)', () => {
 
     it('lists itself at the discovery route', async () => {
       const { capabilities } = ok(await s.request('GET', '/.well-known/objectql'));
-      const cap = capabilities.find((c: any) => c.plugin === 'metadata');
+      const cap = capabilities.find((c: any) => c.plugin === 'metadata-api');
+      expect(cap.protocol).to.equal('metadata');
       expect(cap.routes).to.include.members([`GET ${M}/objects`, `PUT ${M}/object/:name`, `POST ${M}/:type/:id`]);
     });
   });

@@ -122,25 +122,35 @@ describe('OpenAPI plugin configuration', () => {
     expect(doc.paths).to.have.property('/reference');
   });
 
-  it('drops anonymous access from the global security when auth is required', async () => {
-    // No auth plugin exists here: the setting is read from the config, so a stand-in plugin named 'auth' carries it.
-    const kernel = await createKernel({
-      port: 0,
-      host: '127.0.0.1',
-      logLevel: 'silent',
-      metadata: [SAMPLE_METADATA],
-      datasources: { default: { driver: 'memory' } },
-      plugins: { rpc: true, openapi: true },
-    });
-    (kernel.config.plugins as Record<string, unknown>).auth = { required: true };
-    kernel.use({ name: 'auth', register() {} });
-    await kernel.start();
-    try {
-      const doc = (await (await fetch(`${kernel.http.url}/api/objectql/openapi.json`)).json()) as { security: unknown };
-      expect(doc.security).to.deep.equal([{ bearerAuth: [] }, { apiKey: [] }, { sessionCookie: [] }]);
-    } finally {
-      await kernel.stop();
+  it('drops anonymous access from the global security when the auth plugin turns anonymous callers away', async () => {
+    const jwt = { secret: 'openapi-test-secret-of-at-least-32-characters' };
+    const WITH_CREDENTIALS = [{ bearerAuth: [] }, { apiKey: [] }, { sessionCookie: [] }];
+    for (const [auth, security] of [
+      [{ jwt }, WITH_CREDENTIALS],
+      [{ jwt, required: false }, [...WITH_CREDENTIALS, {}]],
+      [{ jwt, anonymous: { roles: ['viewer'] } }, [...WITH_CREDENTIALS, {}]],
+    ] as const) {
+      const s = await start({ plugins: { rpc: true, openapi: true, auth } });
+      const doc = (await s.request('GET', '/api/objectql/openapi.json')).body;
+      expect(doc.security, JSON.stringify(auth)).to.deep.equal(security);
     }
+  });
+
+  it('reads what the auth plugin publishes in its capability, not its config', async () => {
+    // A stand-in that is no auth plugin by config, only by what it tells the discovery route.
+    const s = await startServer(
+      { plugins: { rpc: true, openapi: true } },
+      {
+        use: [
+          {
+            name: 'my-auth',
+            register: (k) => void k.hooks.capabilities.tap('my-auth', (list) => [...list, { plugin: 'auth', required: true }]),
+          },
+        ],
+      },
+    );
+    servers.push(s);
+    expect((await s.request('GET', '/api/objectql/openapi.json')).body.security).to.not.deep.include({});
   });
 
   it('refuses unknown or malformed options, naming them', async () => {

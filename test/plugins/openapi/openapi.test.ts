@@ -7,6 +7,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../../kernel';
+import packageJson from '../../../package.json';
 import { startServer, type TestServer } from '../../helpers/server';
 import { checkSemantics, hasMetadata, hasRest, protocolPlugins, routeInDocument } from './helpers';
 
@@ -39,7 +40,7 @@ describe('OpenAPI document', () => {
 
   it('has info (title, version from package.json) and servers [{url: "/"}]', () => {
     expect(doc.info.title).to.equal('ObjectQL API');
-    expect(doc.info.version).to.equal(require('../../../package.json').version);
+    expect(doc.info.version).to.equal(packageJson.version);
     expect(doc.servers).to.deep.equal([{ url: '/' }]);
   });
 

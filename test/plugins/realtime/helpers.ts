@@ -1,6 +1,6 @@
 /** A real `ws` client that queues what it receives, and HS256 tokens signed like test/matrix/credentials.ts. */
 import { createHmac } from 'node:crypto';
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 
 export const SECRET = 'realtime-test-secret-at-least-32-characters';
 
@@ -21,7 +21,7 @@ export class Client {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const m = JSON.parse(String(data)) as Msg;
+      const m = JSON.parse(text(data)) as Msg;
       const i = this.waiters.findIndex((w) => w.pred(m));
       if (i >= 0) this.waiters.splice(i, 1)[0].resolve(m);
       else this.messages.push(m);
@@ -78,6 +78,12 @@ export class Client {
   close(): void {
     this.ws.terminate();
   }
+}
+
+/** A text frame's content (ws hands it over as a Buffer, or as fragments or an ArrayBuffer by binaryType). */
+function text(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }
 
 export function wsUrl(httpUrl: string, path = '/api/realtime'): string {

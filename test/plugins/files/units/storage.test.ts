@@ -55,10 +55,16 @@ describe('files: isValidFileId / sanitizeFolder', () => {
   });
 });
 
-function contract(name: string, make: () => Promise<{ storage: FileStorage; leftovers: () => Promise<number> }>): void {
+/** A backend under test, and how many things it still holds (files, folders, temporaries). */
+interface ContractSetup {
+  storage: FileStorage;
+  leftovers: () => number | Promise<number>;
+}
+
+function contract(name: string, make: () => ContractSetup | Promise<ContractSetup>): void {
   describe(`files: ${name} storage`, () => {
     let storage: FileStorage;
-    let leftovers: () => Promise<number>;
+    let leftovers: ContractSetup['leftovers'];
     beforeEach(async () => ({ storage, leftovers } = await make()));
     afterEach(async () => {
       await storage.close?.();
@@ -176,19 +182,19 @@ describe('files: local storage on disk', () => {
   });
 });
 
-contract('memory', async () => {
+contract('memory', () => {
   const storage = new MemoryStorage({ baseUrl: 'http://h/api/files' });
-  return { storage, leftovers: async () => storage.count };
+  return { storage, leftovers: () => storage.count };
 });
 
 const backend = new Map<string, Buffer>();
 const calls: unknown[] = [];
-contract('custom', async () => {
+contract('custom', () => {
   backend.clear();
   calls.length = 0;
   let n = 0;
   const storage = adaptCustomStorage({
-    async save(file, filename, mimeType, options) {
+    save(file, filename, mimeType, options) {
       calls.push({ filename, mimeType, options });
       const id = `${
         options.folder
@@ -199,33 +205,25 @@ contract('custom', async () => {
           : ''
       }c${++n}`;
       backend.set(id, file);
-      return { id, url: `http://cdn/${id}`, size: file.length };
+      return Promise.resolve({ id, url: `http://cdn/${id}`, size: file.length });
     },
-    async get(id) {
-      return backend.get(id) ?? null;
-    },
-    async delete(id) {
-      return backend.delete(id);
-    },
+    get: (id) => Promise.resolve(backend.get(id) ?? null),
+    delete: (id) => Promise.resolve(backend.delete(id)),
     getPublicUrl: (id) => `http://cdn/files/${id}`,
   });
-  return { storage, leftovers: async () => backend.size };
+  return { storage, leftovers: () => backend.size };
 });
 
 describe('files: custom storage adapter', () => {
   it('passes name, type and options to save and derives the id from url when missing', async () => {
     const seen: unknown[] = [];
     const storage = adaptCustomStorage({
-      async save(file, filename, mimeType, options) {
+      save(file, filename, mimeType, options) {
         seen.push([file.toString(), filename, mimeType, options]);
-        return { url: 'http://cdn/x/abc%20d?x=1' };
+        return Promise.resolve({ url: 'http://cdn/x/abc%20d?x=1' });
       },
-      async get() {
-        return null;
-      },
-      async delete() {
-        return false;
-      },
+      get: () => Promise.resolve(null),
+      delete: () => Promise.resolve(false),
       getPublicUrl: (id) => `u:${id}`,
     });
     const r = await storage.put(src('data'), { filename: 'a.txt', mimeType: 'text/plain', folder: 'f', userId: 'u1' }, { maxBytes: 10 });
@@ -236,16 +234,12 @@ describe('files: custom storage adapter', () => {
   it('never calls save for an oversized upload', async () => {
     let saved = 0;
     const storage = adaptCustomStorage({
-      async save() {
+      save() {
         saved++;
-        return { id: 'x' };
+        return Promise.resolve({ id: 'x' });
       },
-      async get() {
-        return null;
-      },
-      async delete() {
-        return false;
-      },
+      get: () => Promise.resolve(null),
+      delete: () => Promise.resolve(false),
       getPublicUrl: (id) => id,
     });
     let err: any;
@@ -259,15 +253,9 @@ describe('files: custom storage adapter', () => {
   });
   it('fails with UPLOAD_FAILED when save returns no id', async () => {
     const storage = adaptCustomStorage({
-      async save() {
-        return {};
-      },
-      async get() {
-        return null;
-      },
-      async delete() {
-        return false;
-      },
+      save: () => Promise.resolve({}),
+      get: () => Promise.resolve(null),
+      delete: () => Promise.resolve(false),
       getPublicUrl: (id) => id,
     });
     let err: any;
