@@ -47,7 +47,7 @@ describe(`route prefixes (rpc${HAS_REST ? ', rest' : ''}${HAS_METADATA ? ', meta
       const caps = Object.fromEntries(discovery.body.capabilities.map((c: any) => [c.plugin, c.routes]));
       expect(caps.rpc).to.deep.equal(['POST /api/objectql']);
       if (HAS_REST) expect(caps.rest).to.include('GET /api/data/:object');
-      if (HAS_METADATA) expect(caps.metadata).to.include('GET /api/metadata/objects');
+      if (HAS_METADATA) expect(caps['metadata-api']).to.include('GET /api/metadata/objects');
     });
 
     it('serves every protocol under its default prefix', async () => {
@@ -78,7 +78,7 @@ describe(`route prefixes (rpc${HAS_REST ? ', rest' : ''}${HAS_METADATA ? ', meta
       const caps = Object.fromEntries(discovery.body.capabilities.map((c: any) => [c.plugin, c.routes]));
       expect(caps.rpc).to.deep.equal(['POST /v1/rpc']);
       if (HAS_REST) for (const route of caps.rest) expect(route).to.match(/^[A-Z]+ \/v1\/data\//);
-      if (HAS_METADATA) for (const route of caps.metadata) expect(route).to.match(/^[A-Z]+ \/v1\/meta\//);
+      if (HAS_METADATA) for (const route of caps['metadata-api']) expect(route).to.match(/^[A-Z]+ \/v1\/meta\//);
     });
 
     it('changes only the prefixes given', async () => {
