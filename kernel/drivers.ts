@@ -1,3 +1,4 @@
+import type { Logger } from './logger';
 import type { AggregateQuery, Filter, Query } from './query/ast';
 import type { ObjectDefinition } from './metadata/types';
 
@@ -49,9 +50,12 @@ export interface DatasourceConfig {
   [option: string]: unknown;
 }
 
-/** Makes a datasource; `baseDir` is the config file's folder, for relative paths in the driver's options. */
-export type DriverFactory = (
-  name: string,
-  config: DatasourceConfig,
-  deps: { logger: import('pino').Logger; baseDir: string },
-) => Datasource;
+/** What a driver factory is given besides its datasource's name and config. */
+export interface DriverDeps {
+  logger: Logger;
+  /** The config file's folder, for relative paths in the driver's options. */
+  baseDir: string;
+}
+
+/** Makes a datasource (not connected yet: the kernel calls `connect`). */
+export type DriverFactory = (name: string, config: DatasourceConfig, deps: DriverDeps) => Datasource;

@@ -1,23 +1,42 @@
-/** The kernel's public face: what plugins, drivers and applications import. */
+/**
+ * The kernel's public face (`objectql/kernel`, re-exported by `objectql`): what plugins, drivers
+ * and applications build on. Interfaces rather than the classes behind them; what only protocols
+ * need lives in the protocol layer (`objectql/protocol`, kernel/protocol/), the Redis plumbing in
+ * `objectql/redis`.
+ */
+
+// The kernel and the plugin contract.
 export { Kernel, type KernelOptions, type KernelServices, type PluginCatalog, type PluginLoader } from './kernel';
 export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from './plugin';
 export { PluginError } from './plugin-order';
-export { formatOptionIssues, parsePluginOptions } from './plugin-options';
-export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
+export { parsePluginOptions } from './plugin-options';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
-export { HttpHost, sendError, toHttpError, type UpgradeHandler } from './http/host';
-export type { AuthRequest } from './http/auth-request';
-export { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
+export { importModule } from './util/import-module';
+
+// Configuration.
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';
 export { DEFAULT_ROUTES, routePrefix, type ObjectQLConfig, type ResolvedConfig, type RouteKey } from './config/schema';
+
+// Errors: one class, the spec's codes.
+export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationError, type ErrorBody, type ErrorCode } from './errors';
+
+// Who asks: identity and the request context every engine call carries.
 export { isAnonymous, type RequestContext, type User } from './context';
+export type { AuthRequest } from './http/auth-request';
+export type { ErrorRenderer, HttpHost, RenderedError, UpgradeHandler } from './http/host';
 export type { Logger } from './logger';
-export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, Transaction } from './drivers';
-export * from './query/ast';
-export { parseFilter, parseOperator, isFieldRef, OPERATOR_ALIASES, type FieldRef, type FilterLimits } from './query/parse-filter';
-export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike, likeToRegExp } from './query/evaluate';
+
+// Metadata.
 export * from './metadata/types';
 export { MetadataError, type MetadataChange, type MetadataRegistry } from './metadata/registry';
+
+// The data engine, its repositories and the events of committed changes.
 export type * from './engine/types';
-export { importModule, ModuleNotFoundError } from './util/import-module';
+export { RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
+
+// Drivers: the datasource contract, the query AST they receive and its reference semantics.
+export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, DriverDeps, Transaction } from './drivers';
+export * from './query/ast';
+export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike } from './query/evaluate';
+
 export { isPlainObject } from './util/objects';

@@ -303,21 +303,8 @@ function requestLogging(logger: Logger) {
   };
 }
 
-/** Renders any error in the spec's error body; unknown errors are logged and become INTERNAL_ERROR. */
-export function sendError(req: Request, res: Response, err: unknown): void {
-  const error = toHttpError(err, req);
-  if (error.status >= 500) (req.log ?? console).error({ err }, error.message);
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  // RFC 9110: a 401 names the scheme to authenticate with (an auth plugin may have set a more precise one).
-  if (error.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
-  res.status(error.status).json(withoutCredentials(error.toBody(), req));
-}
-
 /** Maps body-parser and other framework errors onto the spec's codes. */
-export function toHttpError(err: unknown, req?: Request): ObjectQLError {
+function toHttpError(err: unknown, req?: Request): ObjectQLError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new ObjectQLError('INVALID_REQUEST', `Malformed JSON in request body: ${e.message}`);
   if (e?.type === 'entity.too.large')

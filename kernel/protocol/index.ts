@@ -9,6 +9,7 @@ export { assertJsonBody, isJsonContentType, jsonBodyProblem } from './json-body'
 export { decodeJsonFields, fromJsonText, isJsonTextField, toJsonText } from './json-text';
 export { listenOnOwnPort, type OwnPortServer } from './own-port';
 export { upgradeAuthRequest } from '../http/auth-request';
+export { parseFilter, type FilterLimits } from '../query/parse-filter';
 export { parseSort } from '../engine/query-check';
 export { assertSpecExpand } from '../engine/expand';
 export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../engine/attachment-value';

@@ -5,7 +5,8 @@
  * its events in a consistent order.
  */
 import type { WebSocket, RawData } from 'ws';
-import { ObjectQLError, parseFilter, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
+import { ObjectQLError, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
+import { parseFilter } from '../../kernel/protocol';
 import type { RealtimeSettings } from './options';
 
 type Logger = import('pino').Logger;

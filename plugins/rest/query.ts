@@ -8,7 +8,8 @@
  * `listOptions` (top and its alias limit) and the engine (bounds such as maxTop), which answer the
  * same input from every protocol with the same message.
  */
-import { ObjectQLError, parseFilter, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
+import { ObjectQLError, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
+import { parseFilter } from '../../kernel/protocol';
 import { assertSpecExpand, listOptions, parseSort, type ListInput } from '../../kernel/protocol';
 
 export type QueryPairs = Iterable<readonly [string, string]>;

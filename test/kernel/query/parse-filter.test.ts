@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ObjectQLError, parseFilter } from '../../../kernel';
+import { ObjectQLError } from '../../../kernel';
+import { parseFilter } from '../../../kernel/query/parse-filter';
 
 function fails(input: unknown, pattern: RegExp, limits?: { maxDepth: number; maxConditions: number }) {
   try {
