@@ -83,7 +83,7 @@ export function createHooks() {
 
     /** What each plugin serves, for the discovery route. */
     capabilities: new SyncWaterfallHook<[Capability[]]>(['capabilities'], 'capabilities'),
-    /** The OpenAPI document: each protocol plugin adds its paths (see kernel/openapi.ts). */
+    /** The OpenAPI document: each protocol plugin adds its paths (see kernel/protocol/openapi.ts). */
     openapi: new SyncWaterfallHook<[OpenAPIDocument]>(['document'], 'openapi'),
   };
   for (const [name, hook] of Object.entries(hooks)) {

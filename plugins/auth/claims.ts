@@ -1,5 +1,5 @@
 /**
- * A verified token's claims as the spec's user context: `id` from `idClaim`, `roles` from
+ * A verified token's claims as the spec's user context (docs/spec.md, "User context"): `id` from `idClaim`, `roles` from
  * `rolesClaim` (a claim name, or a dotted path such as `realm_access.roles`; a list or a
  * space-separated string), every other claim kept as a free key except `anonymous`. Pure.
  */

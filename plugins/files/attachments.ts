@@ -1,5 +1,5 @@
 /**
- * Attachment values: the spec's attachment object built from what the plugin knows of a file, and
+ * Attachment values: the spec's attachment object (docs/spec.md, "Attachment fields") built from what the plugin knows of a file, and
  * the stored files a record field's value refers to.
  */
 import { isPlainObject, type FieldDefinition, type ObjectDefinition } from '../../kernel';

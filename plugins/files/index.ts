@@ -1,5 +1,5 @@
 /**
- * The files plugin: the spec's File API under its `path` option, else `routes.files` (default
+ * The files plugin: the spec's File API (docs/spec.md, "File API") under its `path` option, else `routes.files` (default
  * /api/files), under the instance's basePath — streamed uploads validated against a file/image
  * field, downloads with ranges, image thumbnails and previews — plus the rules for attachment
  * values on records (they must name files the caller may read) and the clean-up of files no

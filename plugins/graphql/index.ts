@@ -1,5 +1,5 @@
 /**
- * The GraphQL plugin (spec: GraphQL API): one schema built from the metadata (schema.ts, cached
+ * The GraphQL plugin (docs/spec.md, "GraphQL API"): one schema built from the metadata (schema.ts, cached
  * per registry revision in cache.ts), served over HTTP at `path` under the instance's base path
  * (execute.ts), with GraphiQL for browsers (graphiql.ts), subscriptions over graphql-ws at the
  * same address (subscriptions/, handed a GraphQLPluginApi from api.ts), or all of it on a port of

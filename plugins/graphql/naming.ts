@@ -1,5 +1,5 @@
 /**
- * GraphQL names generated from object names (spec: GraphQL API): object `project` gives the type
+ * GraphQL names generated from object names (docs/spec.md, "GraphQL API"): object `project` gives the type
  * `Project`, the input `ProjectInput`, the queries `project` and `projectList` and the mutations
  * `createProject`, `updateProject` and `deleteProject`. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * GraphQL on a port of its own (option `port`; spec: GraphQL API): a server of the plugin's own,
+ * GraphQL on a port of its own (option `port`; docs/spec.md, "GraphQL API"): a server of the plugin's own,
  * serving `/graphql` and `/health` only. `/graphql` is handed to the kernel's app as the
  * endpoint's path, so it goes through the kernel's whole pipeline (security headers, identity,
  * rate limits, the endpoint's error format); WebSocket upgrades of `/graphql` go to

@@ -1,5 +1,5 @@
 /**
- * The generated SDL, one block per object (spec: GraphQL API): the output type, its input type,
+ * The generated SDL, one block per object (docs/spec.md, "GraphQL API"): the output type, its input type,
  * the two queries and the three mutations. Pure: metadata in, text out.
  */
 import type { ObjectDefinition } from '../../kernel';

@@ -1,5 +1,5 @@
 /**
- * Field types → GraphQL types, by the spec's type mapping. Pure.
+ * Field types → GraphQL types, by the spec's type mapping (docs/spec.md, "Type mapping"). Pure.
  *
  * - json, object, file and image fields are `String` holding the value as JSON text, both ways
  *   (the protocol layer's `isJsonTextField`, `toJsonText`, `decodeJsonFields`).

@@ -1,5 +1,5 @@
 /**
- * Definitions → the spec's descriptors (object definition, field, action, hook). Pure: no HTTP,
+ * Definitions → the spec's descriptors (docs/spec.md, "Field descriptor") (object definition, field, action, hook). Pure: no HTTP,
  * no registry. A descriptor carries only what a client may see: never the file a definition came
  * from (`source`), and only the fields the caller may read.
  */

@@ -1,5 +1,5 @@
 /**
- * The metadata API's operations: registry + caller → the spec's response bodies, and the checks
+ * The metadata API's operations: registry + caller → the spec's response bodies (docs/spec.md, "Metadata API"), and the checks
  * that decide what a caller may see or change. Pure: no HTTP here; index.ts binds each operation
  * to a route, and builds the Viewer from the request's identity and the engine's permissions.
  */

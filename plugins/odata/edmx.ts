@@ -1,7 +1,7 @@
 /**
  * The $metadata document (CSDL XML, EDMX 4.0) of what one caller may read: one schema in the
  * namespace `ObjectQL`, an EntityType per object (key `id`), a Property per readable field typed
- * by the spec's type mapping, a NavigationProperty per relation whose target the caller may read,
+ * by the spec's type mapping (docs/spec.md, "Type mapping"), a NavigationProperty per relation whose target the caller may read,
  * and the EntityContainer `Container` with an EntitySet per object. Labels and descriptions are
  * Core.Description / Core.LongDescription annotations; a property holding JSON text (file, image,
  * object, json fields) is marked Core.MediaType application/json. Pure.

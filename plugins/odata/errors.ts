@@ -1,6 +1,6 @@
 /**
  * The service's errors in OData's format: `{error: {code, message, details: [{code, message,
- * target}], innererror?}}`. The code and HTTP status are the kernel's (the spec's table); the
+ * target}], innererror?}}`. The code and HTTP status are the kernel's (the spec's table, docs/spec.md, "Errors"); the
  * kernel's own `details` object is turned into OData details and kept whole in `innererror`, so
  * what other protocols say (validation `fields`, permission `required_permission` and
  * `user_roles`, `retry_after`) is still there. Pure: no HTTP.

@@ -1,5 +1,5 @@
 /**
- * The OData V4 plugin: the spec's OData routes under `basePath` (default /odata) — service
+ * The OData V4 plugin: the spec's OData routes (docs/spec.md, "OData V4 API") under `basePath` (default /odata) — service
  * document, $metadata, entity sets, entities, $count, $batch — on the kernel's server (under the
  * instance's base path), behind its authentication, permissions and rate limits; or, with `port`,
  * on a port of their own (the same request pipeline, only the OData paths). A thin HTTP binding:

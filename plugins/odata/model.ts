@@ -2,7 +2,7 @@
  * The OData model of the metadata, as one caller sees it: entity sets are the objects the caller
  * may read (named as the objects, case-sensitive), properties the fields they may read. Each
  * relation field (lookup, master_detail) is two things in OData: the foreign key, a structural
- * property under the field's own name (Edm.String: the spec's type mapping), and a navigation
+ * property under the field's own name (Edm.String: the spec's type mapping, docs/spec.md, "Type mapping"), and a navigation
  * property `<field>_nav` (a `_` more while that name is taken) to expand. Views are computed once
  * per object and per set of readable fields (the engine caches those per role set). Pure.
  */

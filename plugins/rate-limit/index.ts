@@ -1,5 +1,5 @@
 /**
- * The rate-limit plugin: the spec's tiers (anonymous, authenticated, premium), each counted per
+ * The rate-limit plugin: the spec's tiers (docs/spec.md, "Limits") (anonymous, authenticated, premium), each counted per
  * minute and per hour, in memory (per kernel) or in Redis (shared across instances). It taps the
  * kernel's `request` hook, which runs for every request to a non-public route after
  * authentication; a failed authentication and a user marked anonymous count as anonymous. Public

@@ -1,5 +1,5 @@
 /**
- * The spec's rate limit tiers and which one a caller belongs to. Pure: no I/O.
+ * The spec's rate limit tiers (docs/spec.md, "Limits") and which one a caller belongs to. Pure: no I/O.
  */
 import type { User } from '../../kernel';
 

@@ -1,5 +1,5 @@
 /**
- * The realtime plugin: the spec's planned WebSocket API at ws://{host}{basePath}{path} (path
+ * The realtime plugin: the spec's planned WebSocket API (docs/spec.md, "Planned WebSocket API") at ws://{host}{basePath}{path} (path
  * default /api/realtime). A client authenticates, subscribes to an object (optionally with a
  * filter in the spec's filter language) and receives every committed change it may read, as it
  * may read it. Fed by the kernel pubsub's

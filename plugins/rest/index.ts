@@ -1,4 +1,4 @@
-/** The REST protocol: the spec's REST table under `{path}` (default `routes.data`, under the instance's basePath). */
+/** The REST protocol: the spec's REST table (docs/spec.md, "REST style API") under `{path}` (default `routes.data`, under the instance's basePath). */
 import type { Request, Response } from 'express';
 import { definePlugin, type Kernel } from '../../kernel';
 import { assertJsonBody } from '../../kernel/protocol';

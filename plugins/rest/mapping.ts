@@ -1,5 +1,5 @@
 /**
- * REST routes → engine operations and back: the spec's REST table, its body checks and response
+ * REST routes → engine operations and back: the spec's REST table (docs/spec.md, "REST style API"), its body checks and response
  * shapes. No HTTP here; index.ts binds it to routes and query.ts reads query strings.
  */
 import { isPlainObject, ObjectQLError, type DataEngine, type DataRecord, type RequestContext } from '../../kernel';

@@ -100,7 +100,7 @@ function parseJson(name: string, raw: string): unknown {
   }
 }
 
-/** The spec's filter, JSON-encoded: array form or map form. Checked here for shape; the engine checks fields and values. */
+/** The spec's filter (docs/spec.md, "Filter expression"), JSON-encoded: array form or map form. Checked here for shape; the engine checks fields and values. */
 export function parseFilterParam(raw: string, limits: Pick<QueryLimits, 'maxFilterDepth' | 'maxFilterConditions'>): unknown {
   const value = parseJson('filter', raw);
   if (value === null || typeof value !== 'object')

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC → engine operations and back: request checking, the op table of the spec and the
+ * JSON-RPC → engine operations and back: request checking, the op table of the spec (docs/spec.md, "JSON-RPC style API") and the
  * current (unwrapped) response shapes. No HTTP here; index.ts binds it to a route.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Adapts the spec's custom backend (save/get/delete/getPublicUrl over whole Buffers) to FileStorage.
+ * Adapts the spec's custom backend (docs/spec.md, "File API") (save/get/delete/getPublicUrl over whole Buffers) to FileStorage.
  * An upload is buffered in memory up to maxBytes before save is called; a larger one is refused
  * with FILE_TOO_LARGE and save is never called. The id is the one save returns (or the last path
  * segment of its url when it returns none).

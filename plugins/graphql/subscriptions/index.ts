@@ -1,5 +1,5 @@
 /**
- * GraphQL subscriptions (spec: Events, Record subscriptions; Authentication, GraphQL WebSocket).
+ * GraphQL subscriptions (docs/spec.md, "Record subscriptions (GraphQL)"; "Authentication").
  *
  * - Schema: `type Subscription` with `<object>Created / Updated / Deleted(where: <Type>Where)`
  *   per object (sdl.ts), contributed to the plugin's schema.

@@ -1,5 +1,5 @@
 /**
- * The Subscription type (spec: Events, Record subscriptions): per object `<object>Created`,
+ * The Subscription type (docs/spec.md, "Record subscriptions (GraphQL)"): per object `<object>Created`,
  * `<object>Updated` and `<object>Deleted`, each with an optional `where: <Type>Where`, an input
  * type holding the object's single-valued scalar fields. `where` is the spec's field map
  * ({status: "active"}): every given field must equal its value. GraphQL itself refuses an unknown

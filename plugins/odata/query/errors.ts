@@ -1,5 +1,5 @@
 /**
- * The parser's errors: the kernel's error class with the spec's codes, `details` in the OData form
+ * The parser's errors: the kernel's error class with the spec's codes (docs/spec.md, "Errors"), `details` in the OData form
  * (an array of {code, message, target}), so any protocol renders them and the OData service keeps
  * the details as they are.
  */
