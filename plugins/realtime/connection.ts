@@ -79,7 +79,7 @@ export class RealtimeConnection {
   }
 
   private async onMessage(data: RawData, isBinary: boolean): Promise<void> {
-    const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+    const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
     if (size > this.deps.settings.maxMessageBytes) {
       return this.error(
         undefined,
