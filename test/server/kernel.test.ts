@@ -85,10 +85,7 @@ describe('server: kernel with built-in plugins', () => {
       const k = await createKernel({ ...BASE, metadata: [join(tmp, 'app-a')], security: { allowBodyUser: true } });
       k.use({
         name: 'broken-audit',
-        register: (kk) =>
-          kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', async () => {
-            throw new Error('secret detail');
-          }),
+        register: (kk) => kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', () => Promise.reject(new Error('secret detail'))),
       });
       await k.start();
       try {

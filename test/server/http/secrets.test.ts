@@ -24,12 +24,14 @@ function expectNoSecret(res: { body: unknown; headers: Headers }, what: string):
 const careless: Plugin = {
   name: 'careless-auth',
   register(k) {
-    k.hooks.authenticate.tapPromise('careless-auth', async (req) => {
-      if (!req.headers['x-careless']) return undefined;
-      throw new ObjectQLError('UNAUTHORIZED', `Token ${req.headers.authorization} rejected`, {
-        token: String(req.headers.authorization).slice(7),
-        key: req.headers['x-api-key'],
-      });
+    k.hooks.authenticate.tapPromise('careless-auth', (req) => {
+      if (!req.headers['x-careless']) return Promise.resolve(undefined);
+      return Promise.reject(
+        new ObjectQLError('UNAUTHORIZED', `Token ${req.headers.authorization} rejected`, {
+          token: String(req.headers.authorization).slice(7),
+          key: req.headers['x-api-key'],
+        }),
+      );
     });
   },
 };
@@ -38,7 +40,7 @@ const careless: Plugin = {
 const leaky: Plugin = {
   name: 'leaky',
   register(k) {
-    k.hooks.routes.tapPromise('leaky', async (router) => {
+    k.hooks.routes.tapPromise('leaky', (router) => {
       router.post('/leaky', (req, res) => {
         req.log.info(
           {
@@ -52,6 +54,7 @@ const leaky: Plugin = {
         req.log.warn({ res: { headers: { 'set-cookie': [`session_id=${SESSION}`] } }, secret: 'shh-its-a-secret' }, 'leaky response');
         res.json({ ok: true });
       });
+      return Promise.resolve();
     });
   },
 };
