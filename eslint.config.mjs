@@ -3,6 +3,35 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The kernel stands alone (`npm run check:kernel` proves it in a copy without the rest): a file in
+ * kernel/ imports only kernel/ and packages; a test in test/kernel/ imports only kernel/,
+ * test/kernel/ and the two shared helpers that import nothing but the kernel. Nothing from plugins/,
+ * drivers/, server/ or the test helpers built on them (test/helpers/server.ts, test/drivers/**).
+ * Relative imports are matched by how far up they go: a file `depth` folders below kernel/ leaves it
+ * with depth + 1 '../'; the package's own name (`objectql`, `objectql/...`) is the server, or dist/.
+ */
+const MAX_DEPTH = 6;
+const up = (n) => `^(\\.\\./){${n}}\\.\\.`;
+const ownPackage = { group: ['objectql', 'objectql/*'], message: "The kernel stands alone: not through the package's own name." };
+const standAlone = (files, regex, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [ownPackage, { regex, message }] }] },
+});
+const below = (folder, depth) => [`${folder}/${'*/'.repeat(depth)}*.ts`];
+const kernelAlone = Array.from({ length: MAX_DEPTH }, (_, depth) => [
+  standAlone(
+    below('kernel', depth),
+    `${up(depth)}(/(?!kernel(/|$))|$)`,
+    'kernel/ stands alone: it imports kernel/ and packages only, never plugins/, drivers/, server/ (npm run check:kernel).',
+  ),
+  standAlone(
+    below('test/kernel', depth),
+    `${up(depth)}(/(?!kernel(/|$)|helpers/(rejection|services)$|\\.\\./kernel(/|$))|$)`,
+    'test/kernel/ tests the kernel alone: it imports kernel/, test/kernel/ and test/helpers/{rejection,services} only; tests of the assembled server go to test/server/.',
+  ),
+]).flat();
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'uploads/', 'coverage/', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
@@ -15,6 +44,18 @@ export default tseslint.config(
       // `_name` marks a parameter or binding kept for its position (a callback's signature, a rest destructuring).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
+  },
+  ...kernelAlone,
+  standAlone(
+    ['test/helpers/rejection.ts', 'test/helpers/services.ts'],
+    '^\\.\\.?/(?!\\.\\./kernel(/|$))',
+    'A helper of the kernel tests imports the kernel only (npm run check:kernel copies it without the rest).',
+  ),
+  {
+    // The composition root loads each built-in plugin and driver on first use (knex-style): a
+    // synchronous require() is that lazy load, since a datasource's driver is looked up synchronously.
+    files: ['server/builtins.ts'],
+    rules: { '@typescript-eslint/no-require-imports': ['error', { allow: ['^\\.\\./(plugins|drivers)/[\\w-]+$'] }] },
   },
   {
     // Tests read JSON answers of a server under test: untyped by nature, asserted field by field.

@@ -3,7 +3,7 @@
  * SQL a hand-written service would run (the same queries ObjectQL needs: a page and its total
  * count, one batched query for an expand) — without metadata, validation, permissions or hooks.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { PG_BENCH_URL, SQLITE_FILE, type Store } from './stores';
@@ -16,19 +16,23 @@ async function connect(store: Store): Promise<{ query: Query; close(): Promise<v
     const db = new Database(SQLITE_FILE);
     db.pragma('journal_mode = WAL');
     const statements = new Map<string, ReturnType<typeof db.prepare<unknown[]>>>();
-    const query: Query = async (text, params) => {
-      let st = statements.get(text);
-      if (!st) statements.set(text, (st = db.prepare<unknown[]>(text)));
-      if (!st.reader) {
-        st.run(...params);
-        return [];
-      }
-      return st.all(...params) as Array<Record<string, unknown>>;
-    };
+    // better-sqlite3 is synchronous: its answers (and failures) become settled promises.
+    const query: Query = (text, params) =>
+      new Promise((resolve) => {
+        let st = statements.get(text);
+        if (!st) statements.set(text, (st = db.prepare<unknown[]>(text)));
+        if (!st.reader) {
+          st.run(...params);
+          resolve([]);
+          return;
+        }
+        resolve(st.all(...params) as Array<Record<string, unknown>>);
+      });
     return {
       query,
-      close: async () => {
+      close: () => {
         db.close();
+        return Promise.resolve();
       },
     };
   }
@@ -40,7 +44,7 @@ async function connect(store: Store): Promise<{ query: Query; close(): Promise<v
     if (!name) names.set(text, (name = `q${names.size}`));
     let n = 0;
     const pgText = text.replace(/\?/g, () => `$${++n}`);
-    return (await pool.query({ name, text: pgText, values: params })).rows;
+    return (await pool.query<Record<string, unknown>>({ name, text: pgText, values: params })).rows;
   };
   return { query, close: () => pool.end() };
 }
@@ -49,7 +53,7 @@ function body(req: IncomingMessage): Promise<{ args: unknown }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { args: unknown }));
   });
 }
 
@@ -83,7 +87,7 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
       return { ...record, '@type': 'bench_item' };
     },
   };
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const result = await handlers[(req.url ?? '').slice(1)](await body(req));
       const text = JSON.stringify(result);
@@ -92,7 +96,9 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
     } catch (err) {
       res.writeHead(500).end(String(err));
     }
-  });
+  };
+  // answer() catches every failure itself: nothing is left to handle on its promise.
+  const server = createServer((req, res) => void answer(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {

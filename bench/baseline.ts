@@ -51,7 +51,7 @@ export async function startBaseline(data: BenchData): Promise<{ url: string; clo
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const handler = handlers[(req.url ?? '').slice(1)];
-      const result = handler(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const result = handler(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { args: unknown });
       const body = JSON.stringify(result);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);

@@ -78,12 +78,13 @@ async function startInstance(label: 'A' | 'B', channelPrefix: string): Promise<I
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout! }), 'line'),
+    once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(([code]) => {
       throw new Error(`instance ${label} exited (code ${code}) before listening; see its stderr above`);
     }),
   ])) as [string];
-  return { label, ...JSON.parse(line), child };
+  // The instance's first line: its pid and URLs, as JSON.
+  return { label, ...(JSON.parse(line) as Omit<Instance, 'label' | 'child'>), child };
 }
 
 async function stopInstance(instance: Instance): Promise<void> {
@@ -357,7 +358,7 @@ async function main() {
     if (subscriberErrors.length)
       console.log(`Subscribers with errors: ${subscriberErrors.length}; first: ${subscriberErrors[0].errors[0]}`);
   } finally {
-    await Promise.all(subscribers.map((s) => s.client.dispose()));
+    await Promise.all(subscribers.map((s) => Promise.resolve(s.client.dispose())));
     await Promise.all(instances.map(stopInstance));
   }
 }

@@ -64,7 +64,7 @@ async function main(mode: string, dir: string) {
       uploadDir: join(dir, 'uploads'),
       keyHash,
     });
-    stop = server.close;
+    stop = () => server.close();
     info = { url: server.url };
   } else if (mode === 'objectql') {
     const k = await createKernel({

@@ -106,7 +106,7 @@ async function startServer(mode: 'objectql' | 'baseline', dir: string, apiKey: s
   exited.catch(() => undefined);
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const waiter = waiters.shift();
     if (waiter) waiter(line);
     else lines.push(line);
@@ -431,7 +431,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (exiting) return;
     exiting = true;
     console.error(`${signal}: stopping the servers, removing the temp dir`);
-    cleanup().finally(() => process.exit(130));
+    void cleanup().finally(() => process.exit(130));
   });
 }
 

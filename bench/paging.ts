@@ -22,14 +22,14 @@ function rssMiB(pid: number): number {
   return kib / 1024;
 }
 
-async function rpc(url: string, body: unknown): Promise<any> {
+async function rpc(url: string, body: unknown): Promise<unknown> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${JSON.stringify(body)}: HTTP ${res.status} ${await res.text()}`);
   return res.json();
 }
 
 export async function pageThroughAll(rpcUrl: string, pid: number): Promise<PagingResult> {
-  const { count: expectedRows } = await rpc(rpcUrl, { op: 'count', object: 'bench_item' });
+  const { count: expectedRows } = (await rpc(rpcUrl, { op: 'count', object: 'bench_item' })) as { count: number };
   const started = Date.now();
   const expectedPages = Math.ceil(expectedRows / PAGE);
   const marks = [0.25, 0.5, 0.75].map((f) => Math.round(expectedPages * f));

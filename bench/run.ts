@@ -40,12 +40,13 @@ async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout! }), 'line'),
+    once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(() => {
       throw new Error(`${mode} server (${store}) exited before listening`);
     }),
   ])) as [string];
-  return { ...JSON.parse(line), child };
+  // The server's first line: its pid and URLs, as JSON.
+  return { ...(JSON.parse(line) as Omit<Server, 'child'>), child };
 }
 
 interface Measure {

@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof MetadataError || err instanceof PluginError;
-    process.stderr.write(`objectql: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+    process.stderr.write(`objectql: ${known ? err.message : ((err as Error).stack ?? String(err))}\n`);
     return 1;
   }
 }

@@ -118,7 +118,7 @@ export class HookError extends Error {
 }
 
 interface InterceptableHook {
-  intercept(i: { register: (tap: { name: string; type: string; fn: Function }) => unknown }): void;
+  intercept(i: { register: (tap: { name: string; type: string; fn: (...args: unknown[]) => unknown }) => unknown }): void;
 }
 
 /**

@@ -32,8 +32,11 @@ export interface KernelServices {
   pubsub: PubSub;
 }
 
-/** Loads a plugin on demand (knex-style: an unused protocol costs nothing at start-up). */
-export type PluginLoader = () => PluginLike<any>;
+/**
+ * Loads a plugin on demand (knex-style: an unused protocol costs nothing at start-up). Its options
+ * are unknown here (`never`: a plugin of any options fits); the plugin checks what the config gives it.
+ */
+export type PluginLoader = () => PluginLike<never>;
 
 /**
  * The plugins a config may name by a short name, and the driver plugins a datasource's `driver`
@@ -58,7 +61,8 @@ export interface KernelOptions {
 type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
 
 interface Registered {
-  plugin: Plugin<any>;
+  /** Of any options (see PluginLoader); `options` are the ones it was registered with. */
+  plugin: Plugin<never>;
   options: unknown;
 }
 
@@ -130,7 +134,7 @@ export class Kernel {
     if (this.plugins.some((p) => p.plugin.name === plugin.name)) {
       throw new PluginError(`A plugin named '${plugin.name}' is already registered`);
     }
-    this.plugins.push({ plugin: plugin as Plugin<any>, options: opts });
+    this.plugins.push({ plugin, options: opts });
     return this;
   }
 
@@ -145,7 +149,8 @@ export class Kernel {
     for (const [name, options] of Object.entries(this.config.plugins)) {
       if (options === false) continue;
       const pluginLike = await this.loadPlugin(name);
-      this.use(pluginLike, options === true ? {} : options);
+      // The config's options for it, as they are: the plugin checks them (see PluginLoader).
+      this.use(pluginLike, (options === true ? {} : options) as never);
     }
     return this;
   }
@@ -223,11 +228,11 @@ export class Kernel {
     }
   }
 
-  private async loadPlugin(name: string): Promise<PluginLike<any>> {
+  private async loadPlugin(name: string): Promise<PluginLike<never>> {
     const known = this.catalog.plugins ?? {};
     if (Object.prototype.hasOwnProperty.call(known, name)) return known[name]();
     try {
-      return await importModule<PluginLike<any>>(name, this.config.baseDir);
+      return await importModule<PluginLike<never>>(name, this.config.baseDir);
     } catch (err) {
       if (err instanceof ModuleNotFoundError) {
         const names = Object.keys(known);
@@ -241,7 +246,7 @@ export class Kernel {
 }
 
 function describe(p: unknown): string {
-  if (p && typeof p === 'object' && 'name' in p) return `plugin '${String((p as { name: unknown }).name)}'`;
+  if (p && typeof p === 'object' && 'name' in p) return `plugin '${String(p.name)}'`;
   if (typeof p === 'function') return `factory ${p.name || '(anonymous)'}`;
   return JSON.stringify(p) ?? String(p);
 }

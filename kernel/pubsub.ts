@@ -25,25 +25,31 @@ export type RecordChangedMessage = RecordChange;
 export class InProcessPubSub implements PubSub {
   private readonly channels = new Map<string, Set<PubSubListener>>();
 
-  async publish(channel: string, message: unknown): Promise<void> {
-    // A copy through JSON, as a networked pubsub would deliver it: no listener shares the publisher's objects.
-    const text = JSON.stringify(message);
-    for (const listener of [...(this.channels.get(channel) ?? [])]) listener(JSON.parse(text));
+  publish(channel: string, message: unknown): Promise<void> {
+    // A message that is not JSON, or a listener that throws, rejects the promise (it does not throw).
+    return new Promise((resolve) => {
+      // A copy through JSON, as a networked pubsub would deliver it: no listener shares the publisher's objects.
+      const text = JSON.stringify(message);
+      for (const listener of [...(this.channels.get(channel) ?? [])]) listener(JSON.parse(text));
+      resolve();
+    });
   }
 
-  async subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
+  subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
     let listeners = this.channels.get(channel);
     if (!listeners) this.channels.set(channel, (listeners = new Set()));
     // Wrapped: the same function subscribed twice is two subscriptions.
     const entry: PubSubListener = (m) => listener(m);
     listeners.add(entry);
-    return async () => {
+    return Promise.resolve(() => {
       listeners.delete(entry);
       if (listeners.size === 0 && this.channels.get(channel) === listeners) this.channels.delete(channel);
-    };
+      return Promise.resolve();
+    });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.channels.clear();
+    return Promise.resolve();
   }
 }

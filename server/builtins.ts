@@ -4,8 +4,11 @@
  */
 import type { PluginCatalog, PluginLike, PluginLoader } from '../kernel';
 
-function defaultExport(mod: { default?: unknown }): PluginLike<any> {
-  return (mod.default ?? mod) as PluginLike<any>;
+/** A plugin module's default export (TypeScript's CommonJS output keeps it as `default`), else the module itself. */
+function defaultExport(mod: unknown): PluginLike<never> {
+  const exported = typeof mod === 'object' && mod !== null && 'default' in mod ? mod.default : mod;
+  // What a module exports is not known to the compiler: Kernel.use checks that it is a plugin.
+  return exported as PluginLike<never>;
 }
 
 const metadataApi: PluginLoader = () => defaultExport(require('../plugins/metadata-api'));

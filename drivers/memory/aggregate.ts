@@ -53,14 +53,16 @@ export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): 
     const key = groupBy.length === 0 ? '' : keyOf(row);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = newGroup(row)));
-    specs.forEach((spec, i) => add(spec, group!.accs[i], row));
+    specs.forEach((spec, i) => add(spec, group.accs[i], row));
   }
   const out: DbRecord[] = [];
   for (const { first, accs } of groups.values()) {
+    const columns: Array<[string, unknown]> = [
+      ...groupBy.map((f): [string, unknown] => [f, first?.[f] ?? null]),
+      ...specs.map((spec, i): [string, unknown] => [spec.alias, result(spec, accs[i])]),
+    ];
     // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
-    out.push(
-      Object.fromEntries([...groupBy.map((f) => [f, first?.[f] ?? null]), ...specs.map((spec, i) => [spec.alias, result(spec, accs[i])])]),
-    );
+    out.push(Object.fromEntries(columns));
   }
   return pageRows(sortRows(out, query.sort), query.skip, query.top);
 }

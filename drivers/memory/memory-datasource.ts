@@ -10,6 +10,11 @@ import { MemoryTransaction } from './transaction';
 
 type Table = Map<string, DbRecord>;
 
+/** `work`'s result as a promise and its throw as a rejection: the Datasource contract, for work that is synchronous here. */
+function settled<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
+}
+
 /** A deep copy of caller data without its undefined keys. */
 function copyInput(data: DbRecord): DbRecord {
   const out: DbRecord = {};
@@ -37,58 +42,70 @@ export class MemoryDatasource implements Datasource {
 
   async disconnect(): Promise<void> {}
 
-  async syncSchema(objects: ObjectDefinition[]): Promise<void> {
-    for (const def of objects) {
-      this.table(def.name);
-      this.unique.set(def.name, uniqueKeys(def));
-    }
+  syncSchema(objects: ObjectDefinition[]): Promise<void> {
+    return settled(() => {
+      for (const def of objects) {
+        this.table(def.name);
+        this.unique.set(def.name, uniqueKeys(def));
+      }
+    });
   }
 
-  async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
-    const rows = this.candidates(object, query.filter, this.useTx(tx));
-    return applyQuery(rows, query).map((r) => structuredClone(r));
+  find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
+    return settled(() => {
+      const rows = this.candidates(object, query.filter, this.useTx(tx));
+      return applyQuery(rows, query).map((r) => structuredClone(r));
+    });
   }
 
-  async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
-    const matches = compileFilter(filter);
-    let n = 0;
-    for (const r of this.candidates(object, filter, this.useTx(tx))) if (matches(r)) n += 1;
-    return n;
+  count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
+    return settled(() => {
+      const matches = compileFilter(filter);
+      let n = 0;
+      for (const r of this.candidates(object, filter, this.useTx(tx))) if (matches(r)) n += 1;
+      return n;
+    });
   }
 
-  async create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
-    const t = this.useTx(tx);
-    const { id: given, ...rest } = copyInput(data);
-    const id = given === undefined || given === null ? randomUUID() : String(given);
-    const record: DbRecord = { id, ...rest };
-    if (this.get(object, id, t)) {
-      throw conflict(object, ['id'], `A record with id '${id}' already exists in object '${object}'`);
-    }
-    checkUnique(object, this.keys(object), record, this.rows(object, t));
-    this.write(object, id, record, t);
-    return structuredClone(record);
+  create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
+    return settled(() => {
+      const t = this.useTx(tx);
+      const { id: given, ...rest } = copyInput(data);
+      const id = given === undefined || given === null ? randomUUID() : typeof given === 'string' ? given : JSON.stringify(given);
+      const record: DbRecord = { id, ...rest };
+      if (this.get(object, id, t)) {
+        throw conflict(object, ['id'], `A record with id '${id}' already exists in object '${object}'`);
+      }
+      checkUnique(object, this.keys(object), record, this.rows(object, t));
+      this.write(object, id, record, t);
+      return structuredClone(record);
+    });
   }
 
-  async update(object: string, id: string, data: DbRecord, tx?: Transaction): Promise<DbRecord | null> {
-    const t = this.useTx(tx);
-    const current = this.get(object, id, t);
-    if (!current) return null;
-    const { id: _ignored, ...patch } = copyInput(data);
-    const record: DbRecord = { ...structuredClone(current), ...patch, id: current.id };
-    checkUnique(object, this.keys(object), record, this.rows(object, t));
-    this.write(object, id, record, t);
-    return structuredClone(record);
+  update(object: string, id: string, data: DbRecord, tx?: Transaction): Promise<DbRecord | null> {
+    return settled(() => {
+      const t = this.useTx(tx);
+      const current = this.get(object, id, t);
+      if (!current) return null;
+      const { id: _ignored, ...patch } = copyInput(data);
+      const record: DbRecord = { ...structuredClone(current), ...patch, id: current.id };
+      checkUnique(object, this.keys(object), record, this.rows(object, t));
+      this.write(object, id, record, t);
+      return structuredClone(record);
+    });
   }
 
-  async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
-    const t = this.useTx(tx);
-    if (!this.get(object, id, t)) return false;
-    this.write(object, id, null, t);
-    return true;
+  delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
+    return settled(() => {
+      const t = this.useTx(tx);
+      if (!this.get(object, id, t)) return false;
+      this.write(object, id, null, t);
+      return true;
+    });
   }
 
-  async aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
-    return structuredClone(aggregateRows(this.rows(object, this.useTx(tx)), query));
+  aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
+    return settled(() => structuredClone(aggregateRows(this.rows(object, this.useTx(tx)), query)));
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -214,7 +231,10 @@ function pinnedIds(filter: Filter | undefined): unknown[] | undefined {
   }
   if ('field' in filter && filter.field === 'id' && 'value' in filter && !filter.fn) {
     if (filter.op === 'eq') return [filter.value];
-    if (filter.op === 'in' && Array.isArray(filter.value)) return [...new Set(filter.value)];
+    if (filter.op === 'in' && Array.isArray(filter.value)) {
+      const values: unknown[] = filter.value;
+      return [...new Set(values)];
+    }
   }
   return undefined;
 }

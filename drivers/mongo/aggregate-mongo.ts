@@ -68,23 +68,20 @@ export function toPipeline(query: AggregateQuery): AggregatePlan {
   if (Object.keys(match).length > 0) pipeline.push({ $match: match });
 
   const key = groupBy.length === 0 ? null : Object.fromEntries(groupBy.map((f, i) => [`g${i}`, { $ifNull: [`$${fieldPath(f)}`, null] }]));
-  pipeline.push({
-    $group: Object.fromEntries([
-      [MONGO_ID, key],
-      ...specs.map((spec, i) => [`a${i}`, accumulator(spec)]),
-      ...specs.flatMap((spec, i) => (spec.func === 'sum' && spec.field !== undefined ? [[`n${i}`, { $sum: present(spec.field) }]] : [])),
-    ]),
-  });
+  const group: Array<[string, unknown]> = [[MONGO_ID, key]];
+  for (const [i, spec] of specs.entries()) group.push([`a${i}`, accumulator(spec)]);
+  for (const [i, spec] of specs.entries()) {
+    if (spec.func === 'sum' && spec.field !== undefined) group.push([`n${i}`, { $sum: present(spec.field) }]);
+  }
+  pipeline.push({ $group: Object.fromEntries(group) });
 
   const names = [...groupBy, ...specs.map((s) => s.alias)];
-  pipeline.push({
-    $project: Object.fromEntries([
-      // An alias may itself be `_id`; it is then set below instead of dropped.
-      ...(names.includes(MONGO_ID) ? [] : [[MONGO_ID, 0]]),
-      ...groupBy.map((f, i) => [f, `$${MONGO_ID}.g${i}`]),
-      ...specs.map((spec, i) => [spec.alias, output(spec, i)]),
-    ]),
-  });
+  const project: Array<[string, unknown]> = [];
+  // An alias may itself be `_id`; it is then set below instead of dropped.
+  if (!names.includes(MONGO_ID)) project.push([MONGO_ID, 0]);
+  for (const [i, f] of groupBy.entries()) project.push([f, `$${MONGO_ID}.g${i}`]);
+  for (const [i, spec] of specs.entries()) project.push([spec.alias, output(spec, i)]);
+  pipeline.push({ $project: Object.fromEntries(project) });
 
   const skip = Math.max(0, Math.trunc(query.skip ?? 0));
   const top = query.top === undefined ? undefined : Math.max(0, Math.trunc(query.top));
@@ -104,7 +101,7 @@ export function toPipeline(query: AggregateQuery): AggregatePlan {
 
 /** The rows of a pipeline's result as the contract wants them. */
 export function finishAggregate(rows: Document[], plan: AggregatePlan): DbRecord[] {
-  if (!plan.single) return rows as DbRecord[];
+  if (!plan.single) return rows;
   const { empty, skip, top } = plan.single;
   const all = rows.length > 0 ? (rows as DbRecord[]) : [empty];
   return all.slice(skip, top === undefined ? undefined : skip + top);

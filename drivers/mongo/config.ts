@@ -41,7 +41,7 @@ export function parseMongoConfig(name: string, config: DatasourceConfig): MongoD
   }
   if (database !== undefined && (typeof database !== 'string' || database === ''))
     throw new PluginError(`${where}: 'database' must be a non-empty string`);
-  const db = (database as string | undefined) ?? databaseOfUrl(url);
+  const db = database ?? databaseOfUrl(url);
   if (!db) throw new PluginError(`${where}: name the database in 'database' or in the url's path (mongodb://host/database)`);
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
     throw new PluginError(`${where}: 'options' must be an object of MongoClient options`);

@@ -34,7 +34,7 @@ interface ErrorShape {
 }
 
 function shape(err: unknown): ErrorShape {
-  return err !== null && typeof err === 'object' ? (err as ErrorShape) : {};
+  return err !== null && typeof err === 'object' ? err : {};
 }
 
 export function isDuplicateKey(err: unknown): boolean {

@@ -124,7 +124,7 @@ export class MongoDatasource implements Datasource {
       const byId = { [MONGO_ID]: { $eq: String(id) } };
       // A pipeline `$set` of `$literal`s stores each value exactly as given, even a json value
       // whose keys start with `$`, which the `$set` update operator would refuse.
-      const set = Object.fromEntries(Object.entries(patch).map(([field, value]) => [field, { $literal: value }]));
+      const set = Object.fromEntries(Object.entries(patch).map(([field, value]: [string, unknown]) => [field, { $literal: value }]));
       const doc =
         Object.keys(patch).length === 0
           ? await coll.findOne(byId, { session })

@@ -19,7 +19,8 @@ export async function syncCollection(db: Db, def: ObjectDefinition): Promise<Ind
     if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
   }
   const coll = db.collection(def.name);
-  const plan = planIndexes(await coll.listIndexes().toArray(), wanted);
+  // The driver types the index descriptions it lists as any.
+  const plan = planIndexes((await coll.listIndexes().toArray()) as Document[], wanted);
   for (const name of plan.drop) await coll.dropIndex(name);
   for (const index of plan.create) await createIndex(coll, def.name, index);
   return wanted;

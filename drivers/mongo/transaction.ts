@@ -39,9 +39,9 @@ const COMMAND_NOT_FOUND = 59;
 export async function hello(client: MongoClient): Promise<HelloReply> {
   const admin = client.db('admin');
   try {
-    return (await admin.command({ hello: 1 })) as HelloReply;
+    return await admin.command({ hello: 1 });
   } catch (err) {
     if ((err as { code?: unknown }).code !== COMMAND_NOT_FOUND) throw err;
-    return (await admin.command({ isMaster: 1 })) as HelloReply;
+    return await admin.command({ isMaster: 1 });
   }
 }

@@ -42,7 +42,7 @@ function fieldsOf(data: DbRecord): Array<[string, unknown]> {
 /** The document to insert for a new record; `id` is generated when the record has none. */
 export function toDocument(data: DbRecord): Document {
   const given = data.id;
-  const id = given === undefined || given === null ? randomUUID() : String(given);
+  const id = given === undefined || given === null ? randomUUID() : typeof given === 'string' ? given : JSON.stringify(given);
   return Object.fromEntries([[MONGO_ID, id], ...fieldsOf(data)]);
 }
 

@@ -77,12 +77,14 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
   if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
   if (query.skip) qb = qb.offset(query.skip);
 
-  const rows: DbRecord[] = await qb;
-  // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
-  return rows.map((row) =>
-    Object.fromEntries([
-      ...groupBy.map((field, i) => [field, decodeValue(info.family(field), row[`g${i}`])]),
-      ...specs.map((spec, i) => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
-    ]),
-  );
+  // knex types the rows of a query as any.
+  const rows = (await qb) as DbRecord[];
+  return rows.map((row) => {
+    const columns: Array<[string, unknown]> = [
+      ...groupBy.map((field, i): [string, unknown] => [field, decodeValue(info.family(field), row[`g${i}`])]),
+      ...specs.map((spec, i): [string, unknown] => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
+    ];
+    // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
+    return Object.fromEntries(columns);
+  });
 }

@@ -50,7 +50,11 @@ export function storeError(err: unknown, scope: ErrorScope): ObjectQLError {
 
 export function conflict(object: string, fields: string[], id?: unknown): ObjectQLError {
   if (fields.length === 1 && fields[0] === 'id' && id !== undefined && id !== null) {
-    return new ObjectQLError('CONFLICT', `A record with id '${String(id)}' already exists in object '${object}'`, { object, fields });
+    return new ObjectQLError(
+      'CONFLICT',
+      `A record with id '${typeof id === 'string' ? id : JSON.stringify(id)}' already exists in object '${object}'`,
+      { object, fields },
+    );
   }
   if (fields.length === 0) return new ObjectQLError('CONFLICT', `Duplicate value in object '${object}'`, { object, fields });
   const what = fields.length === 1 ? `field '${fields[0]}'` : `fields (${fields.join(', ')})`;

@@ -14,7 +14,7 @@ import { ObjectQLError } from '../../kernel';
 import type { FieldDefinition, Filter, RefCondition, SortKey, ValueCondition } from '../../kernel';
 import { escapeLike, type SqlDialect, type TextOp } from './dialects/base';
 import { FALSE, TRUE, frag, ident, join, sql, type Frag } from './fragment';
-import { encodeValue, isMultiple, storageFamily, type StorageFamily } from './values';
+import { encodeValue, isMultiple, scalarText, storageFamily, type StorageFamily } from './values';
 
 /** What filter compilation needs to know about the queried table. */
 export interface ColumnScope {
@@ -49,7 +49,7 @@ function compile(f: Filter, scope: ColumnScope, strict: boolean): Frag {
         )
       : FALSE;
   if ('not' in f) return sql`(NOT ${compile(f.not, scope, true)})`;
-  return 'ref' in f ? refCondition(f, scope) : valueCondition(f as ValueCondition, scope, strict);
+  return 'ref' in f ? refCondition(f, scope) : valueCondition(f, scope, strict);
 }
 
 const isNullish = (v: unknown) => v === null || v === undefined;
@@ -88,7 +88,8 @@ function valueCondition(c: ValueCondition, scope: ColumnScope, strict: boolean):
       return guard(scope.dialect.inList(col, list.map(enc)));
     }
     case 'between': {
-      const [low, high] = Array.isArray(value) ? value : [];
+      const bounds: unknown[] = Array.isArray(value) ? value : [];
+      const [low, high] = bounds;
       // As evaluate.ts: a null upper bound matches nothing, a null lower bound is no bound.
       if (isNullish(high)) return FALSE;
       if (isNullish(low)) return guard(sql`${col} <= ${enc(high)}`);
@@ -100,7 +101,7 @@ function valueCondition(c: ValueCondition, scope: ColumnScope, strict: boolean):
   if (isNullish(value)) return FALSE;
   if (multiple && c.op === 'eq') return guard(has(value));
   if (TEXT_OPS.has(c.op)) {
-    const text = String(value);
+    const text = scalarText(value);
     return guard(scope.dialect.textMatch(c.op as TextOp, col, c.op === 'like' ? canonicalLike(text) : text));
   }
   const operator = COMPARE[c.op];

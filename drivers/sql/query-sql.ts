@@ -35,12 +35,13 @@ export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, q
   if (order) qb = qb.orderByRaw(order.sql, order.bindings as Knex.RawBinding[]);
   if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
   if (query.skip) qb = qb.offset(query.skip);
-  const rows: DbRecord[] = await qb;
+  // knex types the rows of a query as any.
+  const rows = (await qb) as DbRecord[];
   return rows.map((row) => decodeRow(info, row));
 }
 
 export async function countRows(db: Db, info: TableInfo, dialect: SqlDialect, filter: Filter | undefined): Promise<number> {
-  const rows: Array<{ n: unknown }> = await applyWhere(db(info.table).count({ n: '*' }), info, dialect, filter);
+  const rows = (await applyWhere(db(info.table).count({ n: '*' }), info, dialect, filter)) as Array<{ n: unknown }>;
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ObjectQLError } from '../../kernel';
 import type { AggregateQuery, Datasource, DbRecord, DriverCapabilities, Filter, ObjectDefinition, Query, Transaction } from '../../kernel';
 import { aggregateRows } from './aggregate-sql';
-import type { SqlDialect, SqlOptions } from './dialects/base';
+import { errorMessage, type SqlDialect, type SqlOptions } from './dialects/base';
 import { storeError } from './errors';
 import { countRows, encodeRow, selectRows, type Db } from './query-sql';
 import { syncSchema } from './schema-sync';
@@ -58,10 +58,11 @@ export class SqlDatasource implements Datasource {
       await db.destroy().catch(() => undefined);
       await this.dialect.close();
       this.logger.error({ err, datasource: this.name }, 'sql: cannot connect');
-      const reason = (err as { code?: unknown; message?: unknown })?.code ?? (err as Error)?.message;
+      const code = (err as { code?: unknown } | null | undefined)?.code;
+      const reason = typeof code === 'string' || typeof code === 'number' ? String(code) : errorMessage(err);
       throw new ObjectQLError(
         'DATABASE_ERROR',
-        `Cannot connect to datasource '${this.name}' (${this.dialect.name}${reason ? `: ${String(reason)}` : ''})`,
+        `Cannot connect to datasource '${this.name}' (${this.dialect.name}${reason ? `: ${reason}` : ''})`,
       );
     }
     this.knex = db;
@@ -99,7 +100,7 @@ export class SqlDatasource implements Datasource {
   async create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
     const info = this.info(object);
     const { id: given, ...rest } = copyInput(data);
-    const id = given === undefined || given === null ? randomUUID() : String(given);
+    const id = given === undefined || given === null ? randomUUID() : typeof given === 'string' ? given : JSON.stringify(given);
     const row = encodeRow(info, this.dialect, { ...rest, id });
     await this.run(info, 'create', tx, true, (db) => db(info.table).insert(row), id);
     return { id, ...rest };

@@ -23,7 +23,7 @@ export interface TableInfo {
   readonly indexes: readonly IndexPlan[];
   /** Index (or primary key) name → the fields it makes unique. */
   readonly unique: ReadonlyMap<string, readonly string[]>;
-  field(name: string): FieldDefinition | undefined;
+  readonly field: (name: string) => FieldDefinition | undefined;
   family(name: string): StorageFamily;
 }
 

@@ -45,6 +45,14 @@ export function storageFamily(field: FieldDefinition | undefined): StorageFamily
   return FAMILY[field.type] ?? 'text';
 }
 
+/**
+ * A scalar as text: a string as it is; a number, bigint, boolean or date (what databases return,
+ * what filters carry once the engine has checked them) by its own toString.
+ */
+export function scalarText(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
 /** A value as bound into SQL for this field (writes and filter values alike). */
 export function encodeValue(dialect: SqlDialect, family: StorageFamily, value: unknown): unknown {
   if (value === null || value === undefined) return null;
@@ -56,7 +64,7 @@ export function encodeValue(dialect: SqlDialect, family: StorageFamily, value: u
     case 'datetime':
       return dialect.encodeDateTime(toIso(value));
     case 'text':
-      return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return typeof value === 'object' ? JSON.stringify(value) : scalarText(value);
     default:
       return value;
   }
@@ -74,13 +82,13 @@ export function decodeValue(family: StorageFamily, raw: unknown): unknown {
     case 'integer':
       return typeof raw === 'number' ? raw : Number(raw);
     case 'date':
-      return raw instanceof Date ? dateOnly(raw) : String(raw).slice(0, 10);
+      return raw instanceof Date ? dateOnly(raw) : scalarText(raw).slice(0, 10);
     case 'datetime':
       return toIso(raw);
     case 'time':
-      return normalizeTime(String(raw));
+      return normalizeTime(scalarText(raw));
     default:
-      return typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw);
+      return Buffer.isBuffer(raw) ? raw.toString('utf8') : scalarText(raw);
   }
 }
 

@@ -71,10 +71,10 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
       const { path } = settings;
 
       for (const event of ['afterCreate', 'afterUpdate', 'afterDelete'] as const) {
-        kernel.hooks[event].for('*').tapPromise('audit', async (ctx: HookContext) => {
-          if (!recording) return;
+        // Synchronous work: each tap returns a settled promise (tapPromise is for async hooks).
+        kernel.hooks[event].for('*').tapPromise('audit', (ctx: HookContext) => {
           const key = event === 'afterCreate' ? ctx.result : ctx.previous;
-          if (!key || typeof key !== 'object' || !ctx.id) return;
+          if (!recording || !key || typeof key !== 'object' || !ctx.id) return Promise.resolve();
           pending.set(key, {
             object: ctx.object,
             type: TYPES[event],
@@ -83,11 +83,12 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
             changes: event === 'afterDelete' ? [] : changedFields(ctx.previous, ctx.result as DataRecord),
             ...(ctx.request.requestId ? { requestId: ctx.request.requestId } : {}),
           });
+          return Promise.resolve();
         });
       }
 
-      kernel.hooks.recordChanged.tapPromise('audit', async (change: RecordChange) => {
-        if (!recording) return;
+      kernel.hooks.recordChanged.tapPromise('audit', (change: RecordChange) => {
+        if (!recording) return Promise.resolve();
         const key = change.type === 'created' ? change.record : change.previous;
         const entry = key && pending.get(key);
         if (entry) {
@@ -104,9 +105,10 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
             changes: change.type === 'deleted' ? [] : changedFields(change.previous, change.record),
           });
         }
+        return Promise.resolve();
       });
 
-      kernel.hooks.routes.tapPromise('audit', async (router) => {
+      kernel.hooks.routes.tapPromise('audit', (router) => {
         // Express passes what a handler throws to the kernel's error handler, which renders an
         // error whose `code` is one of the spec's codes with that code and its status.
         router.get(path, (req, res) => {
@@ -124,6 +126,7 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
           for (let i = matching.length - 1; i >= 0 && items.length < limit; i--) items.push(matching[i]);
           res.json({ items, total: matching.length });
         });
+        return Promise.resolve();
       });
 
       kernel.hooks.capabilities.tap('audit', (list) => [

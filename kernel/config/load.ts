@@ -3,7 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createJiti } from 'jiti';
 import type { ZodError } from 'zod';
-import { configSchema, type ObjectQLConfig, type ResolvedConfig } from './schema';
+import { configSchema, type ResolvedConfig } from './schema';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -12,8 +12,8 @@ export class ConfigError extends Error {
   }
 }
 
-/** Validates a config object; every problem is reported with the key it is about. */
-export function resolveConfig(input: ObjectQLConfig | unknown, baseDir = process.cwd()): ResolvedConfig {
+/** Validates a config object (an ObjectQLConfig, or anything); every problem is reported with the key it is about. */
+export function resolveConfig(input: unknown, baseDir = process.cwd()): ResolvedConfig {
   const parsed = configSchema.safeParse(input ?? {});
   if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${formatIssues(parsed.error)}`);
   const config = parsed.data;

@@ -73,7 +73,7 @@ export function normalizeFieldValue(field: FieldDefinition, value: unknown): Che
   if (!Array.isArray(value)) return { error: 'must be an array (the field allows multiple values)' };
   const out: unknown[] = [];
   for (let i = 0; i < value.length; i++) {
-    const item = value[i];
+    const item: unknown = value[i];
     if (item === null || item === undefined) return { error: `item ${i + 1}: must not be null` };
     const r = checkOne(field, item);
     if ('error' in r) return { error: `item ${i + 1}: ${r.error}` };

@@ -55,7 +55,7 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
   const where = `Filter on '${field.name}'`;
   if ('fn' in c && c.fn !== undefined) return checkFunction(field, c, where);
   checkOperator(field, c.op, where);
-  if ('ref' in c) return { field: field.name, op: c.op, ref: checkRef(field, c.ref, env, where) } as Condition;
+  if ('ref' in c) return { field: field.name, op: c.op, ref: checkRef(field, c.ref, env, where) };
 
   let value = resolveSpecials(c.value, env.specials);
   let op = c.op;
@@ -151,7 +151,10 @@ function checkRef(field: FieldDefinition, ref: string, env: CheckEnv, where: str
 
 function resolveSpecials(value: unknown, specials: Specials): unknown {
   if (isSpecial(value)) return resolveSpecial(value, specials);
-  if (Array.isArray(value)) return value.map((v) => (isSpecial(v) ? resolveSpecial(v, specials) : v));
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    return items.map((v) => (isSpecial(v) ? resolveSpecial(v, specials) : v));
+  }
   return value;
 }
 

@@ -19,7 +19,8 @@ export async function seedInitialData(engine: Engine, registry: MetadataRegistry
         await repo.create(record);
       } catch (err) {
         throw new Error(
-          `Initial data for '${name}' (record ${i + 1}${record.id ? `, id ${String(record.id)}` : ''}) was rejected: ${(err as Error).message}`,
+          `Initial data for '${name}' (record ${i + 1}${record.id ? `, id ${typeof record.id === 'string' ? record.id : JSON.stringify(record.id)}` : ''}) was rejected: ${(err as Error).message}`,
+          { cause: err },
         );
       }
     }

@@ -16,8 +16,13 @@ import type { Engine } from './engine';
 import type { RecordChange } from './types';
 import { announceChanges, UnitOfWork } from './unit-of-work';
 
-/** Thrown inside a held driver transaction to make the driver roll it back. */
-const ROLLBACK: unique symbol = Symbol('rollback');
+/** Thrown inside a held driver transaction to make the driver roll it back; recognised when the driver rethrows it. */
+class Rollback extends Error {
+  constructor() {
+    super('rolled back');
+    this.name = 'Rollback';
+  }
+}
 
 interface HeldTransaction {
   datasource: string;
@@ -84,7 +89,7 @@ export class TransactionScope {
     const began = new Promise<Transaction>((resolve) => (opened = resolve));
     const settled = ds.transaction(async (tx) => {
       opened(tx);
-      if (!(await decision)) throw ROLLBACK;
+      if (!(await decision)) throw new Rollback();
     });
     // Observed here so that a rejection is never unhandled; finish() awaits it for real.
     settled.catch(() => undefined);
@@ -93,7 +98,7 @@ export class TransactionScope {
       try {
         await settled;
       } catch (err) {
-        if (err !== ROLLBACK) throw err;
+        if (!(err instanceof Rollback)) throw err;
       }
     };
     let tx: Transaction;

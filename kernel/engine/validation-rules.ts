@@ -200,7 +200,7 @@ export async function checkRules(object: ObjectDefinition, record: Rec, options:
         for (const field of conditionalMissing(rule, object, record, options.specials)) flag(field, rule.message);
         break;
       default:
-        throw configError(rule as ValidationRule, `has an unknown type '${String((rule as { type?: unknown }).type)}'`);
+        throw configError(rule, `has an unknown type '${String((rule as { type?: unknown }).type)}'`);
     }
   }
   return errors;

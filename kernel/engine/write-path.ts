@@ -37,7 +37,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
     const now = specials.now.toISOString();
     const user = specials.user?.id ?? null;
     const record: DataRecord = {
-      id: (id as string | undefined) ?? randomUUID(),
+      id: id ?? randomUUID(),
       ...clean,
       created_at: now,
       created_by: user,

@@ -81,7 +81,7 @@ export function buildObject(name: string, content: unknown, file: string, outer:
       if (v.field !== undefined && v.field !== fname) {
         report(
           ['fields', fname, 'validations', i, 'field'],
-          `a rule under field '${fname}' cannot name another field ('${String(v.field)}')`,
+          `a rule under field '${fname}' cannot name another field ('${typeof v.field === 'string' ? v.field : JSON.stringify(v.field)}')`,
         );
         return;
       }
@@ -114,7 +114,8 @@ function buildIndexes(object: string, raw: unknown, fields: Record<string, Field
   if (raw === undefined || raw === null) return [];
   let items: Array<{ at: PathSegment[]; value: unknown }>;
   if (Array.isArray(raw)) {
-    items = raw.map((value, i) => ({ at: ['indexes', i], value }));
+    const list: unknown[] = raw;
+    items = list.map((value, i) => ({ at: ['indexes', i], value }));
   } else if (isPlainObject(raw)) {
     items = Object.entries(raw).map(([name, spec]) => ({
       at: ['indexes', name],

@@ -111,7 +111,8 @@ export interface ActionContext {
   api: import('../engine/types').DataApi;
 }
 
-export type ActionHandler = (ctx: ActionContext) => unknown | Promise<unknown>;
+/** Returns the action's result, or a promise of it. */
+export type ActionHandler = (ctx: ActionContext) => unknown;
 
 export interface ActionDefinition {
   name: string;

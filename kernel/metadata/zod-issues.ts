@@ -18,10 +18,12 @@ const EXPECTED: Record<string, string> = {
 export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a map';
   if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
   if (typeof v === 'function') return 'a function';
-  return `${typeof v} ${String(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'symbol' || v === undefined) {
+    return `${typeof v} ${String(v)}`;
+  }
+  return 'a map';
 }
 
 /** Default reasons, used wherever a schema gives none of its own. */

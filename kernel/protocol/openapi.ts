@@ -58,7 +58,8 @@ export function fieldSchema(field: FieldDefinition): SchemaObject {
  */
 export function nullable(schema: SchemaObject): SchemaObject {
   if (schema.type === undefined) return schema;
-  return { ...schema, nullable: true, ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
+  const values: unknown[] | undefined = schema.enum;
+  return { ...schema, nullable: true, ...(values ? { enum: [...values, null] } : {}) };
 }
 
 function scalarSchema(field: FieldDefinition): SchemaObject {

@@ -60,7 +60,7 @@ function compileCondition(c: Condition): (record: Rec) => boolean {
     };
   }
   if (c.op === 'like' && value !== null && value !== undefined) {
-    const matches = compileLike(String(value));
+    const matches = compileLike(asText(value));
     return (r) => {
       const a = r[field];
       return !isNullish(a) && matches(String(a));
@@ -89,6 +89,14 @@ export function evaluateFilter(filter: Filter | undefined, record: Rec): boolean
   return evaluateCondition(filter, record);
 }
 
+/**
+ * A scalar as text, the way the text operators compare it: a string as it is, a number, boolean or
+ * date by its own toString (the engine has checked a filter's values against the field's type).
+ */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
 function isNullish(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
 }
@@ -96,7 +104,7 @@ function isNullish(v: unknown): boolean {
 /** `fn` applied to a stored value; null and undefined stay as they are. */
 function applyFunction(fn: FilterFunction, value: unknown): unknown {
   if (value === null || value === undefined) return value;
-  const text = typeof value === 'string' ? value : String(value);
+  const text = asText(value);
   switch (fn) {
     case 'length':
       return codePoints(text);
@@ -140,7 +148,7 @@ function evaluateCondition(c: Condition, record: Rec): boolean {
   }
   if (isNullish(actual) || expected === null || expected === undefined) return false;
   if (Array.isArray(actual) && (c.op === 'eq' || c.op === 'in')) {
-    return actual.some((a) => evaluateCondition({ field: '$', op: c.op, value: expected } as Condition, { $: a }));
+    return actual.some((a) => evaluateCondition({ field: '$', op: c.op, value: expected }, { $: a }));
   }
   switch (c.op) {
     case 'eq':
@@ -160,13 +168,13 @@ function evaluateCondition(c: Condition, record: Rec): boolean {
       return compareValues(actual, low) >= 0 && compareValues(actual, high) <= 0;
     }
     case 'like':
-      return compileLike(String(expected))(String(actual));
+      return compileLike(asText(expected))(asText(actual));
     case 'contains':
-      return String(actual).toLowerCase().includes(String(expected).toLowerCase());
+      return asText(actual).toLowerCase().includes(asText(expected).toLowerCase());
     case 'startswith':
-      return String(actual).toLowerCase().startsWith(String(expected).toLowerCase());
+      return asText(actual).toLowerCase().startsWith(asText(expected).toLowerCase());
     case 'endswith':
-      return String(actual).toLowerCase().endsWith(String(expected).toLowerCase());
+      return asText(actual).toLowerCase().endsWith(asText(expected).toLowerCase());
     default:
       return false;
   }

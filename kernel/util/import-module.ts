@@ -21,6 +21,6 @@ export async function importModule<T = unknown>(name: string, baseDir: string): 
   try {
     return await jiti.import<T>(target, { default: true });
   } catch (err) {
-    throw new Error(`module '${name}' could not be loaded from ${target}: ${(err as Error).message}`);
+    throw new Error(`module '${name}' could not be loaded from ${target}: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -28,8 +28,8 @@ function run(args: string[]): Run {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
   const done = new Promise<number | string>((res) => child.once('close', (code, signal) => res(code ?? signal ?? -1)));
   return {
     child,

@@ -25,29 +25,31 @@ function fakeDb(calls: Call[], answers: Answers) {
     if (value instanceof Error) throw value;
     return value;
   };
-  const cursor = (value: unknown) => ({ toArray: async () => value });
+  /** The answer as the driver's promises give it: a failure as a rejection. */
+  const answered = (name: string, method: string, args: unknown[]) => new Promise((resolve) => resolve(answer(name, method, args)));
+  const cursor = (value: unknown) => ({ toArray: () => Promise.resolve(value) });
   return {
-    async createCollection(name: string) {
-      return answer(name, 'createCollection', []);
+    createCollection(name: string) {
+      return answered(name, 'createCollection', []);
     },
     collection(name: string) {
       return {
         find: (...args: unknown[]) => cursor(answer(name, 'find', args) ?? []),
         aggregate: (...args: unknown[]) => cursor(answer(name, 'aggregate', args) ?? []),
         listIndexes: (...args: unknown[]) => cursor(answer(name, 'listIndexes', args) ?? [{ v: 2, key: { _id: 1 }, name: '_id_' }]),
-        countDocuments: async (...args: unknown[]) => answer(name, 'countDocuments', args),
-        insertOne: async (...args: unknown[]) => answer(name, 'insertOne', args),
-        findOne: async (...args: unknown[]) => answer(name, 'findOne', args),
-        findOneAndUpdate: async (...args: unknown[]) => answer(name, 'findOneAndUpdate', args),
-        deleteOne: async (...args: unknown[]) => answer(name, 'deleteOne', args),
-        createIndex: async (...args: unknown[]) => answer(name, 'createIndex', args),
-        dropIndex: async (...args: unknown[]) => answer(name, 'dropIndex', args),
+        countDocuments: (...args: unknown[]) => answered(name, 'countDocuments', args),
+        insertOne: (...args: unknown[]) => answered(name, 'insertOne', args),
+        findOne: (...args: unknown[]) => answered(name, 'findOne', args),
+        findOneAndUpdate: (...args: unknown[]) => answered(name, 'findOneAndUpdate', args),
+        deleteOne: (...args: unknown[]) => answered(name, 'deleteOne', args),
+        createIndex: (...args: unknown[]) => answered(name, 'createIndex', args),
+        dropIndex: (...args: unknown[]) => answered(name, 'dropIndex', args),
       };
     },
   };
 }
 
-function fakeSession(events: string[], commit: () => Promise<void> = async () => undefined) {
+function fakeSession(events: string[], commit: () => Promise<void> = () => Promise.resolve()) {
   let open = false;
   return {
     startTransaction: () => {
@@ -63,13 +65,15 @@ function fakeSession(events: string[], commit: () => Promise<void> = async () =>
         open = false;
       }
     },
-    abortTransaction: async () => {
+    abortTransaction: () => {
       events.push('abort');
       open = false;
+      return Promise.resolve();
     },
     inTransaction: () => open,
-    endSession: async () => {
+    endSession: () => {
       events.push('end');
+      return Promise.resolve();
     },
   };
 }
@@ -305,8 +309,9 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       const { ds } = datasource({}, { transactions: true, session });
       let leaked: unknown;
       const error = (await rejection(
-        ds.transaction(async (tx) => {
+        ds.transaction((tx) => {
           leaked = tx;
+          return Promise.resolve();
         }),
       )) as ObjectQLError;
       expect(error.code).to.equal('CONFLICT');

@@ -370,7 +370,7 @@ describe('mongo driver: translation', () => {
             const filter = len(field, op, value);
             const expr = (toMongoFilter(filter) as { $expr: unknown }).$expr;
             for (const record of records) {
-              expect(run(expr, record), `${JSON.stringify(filter)} on ${record.id}`).to.equal(evaluateFilter(filter, record));
+              expect(run(expr, record), `${JSON.stringify(filter)} on ${String(record.id)}`).to.equal(evaluateFilter(filter, record));
             }
           }
         }

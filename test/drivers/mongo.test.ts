@@ -288,10 +288,10 @@ describe('mongo driver without a server', () => {
 
     it('runs a transaction without a session where the deployment has none, and checks its transaction objects', async () => {
       let leaked!: Transaction;
-      const result = await ds.transaction(async (tx) => {
+      const result = await ds.transaction((tx) => {
         leaked = tx;
         expect(tx.datasource).to.equal('default');
-        return 'done';
+        return Promise.resolve('done');
       });
       expect(result).to.equal('done');
       expect(((await rejection(ds.find(ITEM, {}, leaked))) as ObjectQLError).message).to.equal('Transaction has already finished');

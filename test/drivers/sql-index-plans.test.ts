@@ -71,7 +71,7 @@ async function sortsItself(
     return { sorts: /\bSort\b/.test(plan), plan };
   }
   if (label === 'sqlite') {
-    const rows = (await admin.raw(`EXPLAIN QUERY PLAN ${statement.sql}`, bindings)) as Array<{ detail: string }>;
+    const rows = await admin.raw<Array<{ detail: string }>>(`EXPLAIN QUERY PLAN ${statement.sql}`, bindings);
     const plan = rows.map((r) => r.detail).join('\n');
     return { sorts: /TEMP B-TREE FOR ORDER BY/.test(plan), plan };
   }

@@ -407,8 +407,8 @@ describeDialects('sql driver semantics match evaluate.ts', (ns) => {
     const reference = await memory.find(OBJ, { sort: [{ field: 'id', dir: 'asc' }] });
     all.forEach((record, i) => {
       for (const [key, value] of Object.entries(record)) {
-        if (key in reference[i]) expect(value, `${record.id}.${key}`).to.deep.equal(reference[i][key]);
-        else expect(value, `${record.id}.${key}`).to.equal(null);
+        if (key in reference[i]) expect(value, `${String(record.id)}.${key}`).to.deep.equal(reference[i][key]);
+        else expect(value, `${String(record.id)}.${key}`).to.equal(null);
       }
     });
   });

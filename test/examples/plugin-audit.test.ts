@@ -75,9 +75,11 @@ describe('examples/plugin-audit', () => {
         k.use({
           name: 'veto',
           register: (kk) =>
-            kk.hooks.afterCreate.for('account').tapPromise('veto', async (ctx) => {
-              if (ctx.data?.name === 'Vetoed') throw Object.assign(new Error('vetoed'), { code: 'CONFLICT' });
-            }),
+            kk.hooks.afterCreate
+              .for('account')
+              .tapPromise('veto', (ctx) =>
+                ctx.data?.name === 'Vetoed' ? Promise.reject(Object.assign(new Error('vetoed'), { code: 'CONFLICT' })) : Promise.resolve(),
+              ),
         });
       });
     });
@@ -219,9 +221,9 @@ describe('examples/plugin-audit', () => {
         k.use({
           name: 'header-auth',
           register: (kk) =>
-            kk.hooks.authenticate.tapPromise('header-auth', async (req) => {
+            kk.hooks.authenticate.tapPromise('header-auth', (req) => {
               const roles = req.headers['x-roles'];
-              return roles === undefined ? undefined : { id: 'someone', roles: roles.split(',') };
+              return Promise.resolve(roles === undefined ? undefined : { id: 'someone', roles: roles.split(',') });
             }),
         });
       });

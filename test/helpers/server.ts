@@ -48,9 +48,9 @@ export async function startServer(config: ObjectQLConfig = {}, options: StartOpt
     kernel.use({
       name: 'test-identity',
       register(k) {
-        k.hooks.authenticate.tapPromise('test-identity', async (req) => {
+        k.hooks.authenticate.tapPromise('test-identity', (req) => {
           const header = req.headers['x-test-user'];
-          return header ? JSON.parse(String(header)) : undefined;
+          return Promise.resolve(header ? JSON.parse(String(header)) : undefined);
         });
       },
     });

@@ -1,18 +1,17 @@
 /**
- * The kernel end to end: isolation of two kernels in one process, the plugin lifecycle, hook
- * failures, config loading and validation, malformed metadata, the HTTP host's own routes, and a
- * third-party plugin loaded from a config by path.
+ * The kernel alone (no built-in plugin, no driver): the plugin lifecycle, hook failures, config
+ * loading and validation, malformed metadata, a plugin path that does not exist, and the HTTP
+ * host's own routes. The same with built-in plugins is test/server/kernel.test.ts.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigError, HookError, Kernel, loadConfigFile, MetadataError, PluginError, type ObjectQLConfig, type Plugin } from '../../kernel';
-import { createKernel } from '../../server';
-import { startServer, type TestServer } from '../helpers/server';
+import { ConfigError, HookError, Kernel, loadConfigFile, MetadataError, PluginError, type Plugin } from '../../kernel';
+import { startBareKernel, type BareKernel } from './bare-kernel';
 
-const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent', datasources: { default: { driver: 'memory' } } } as const;
-const ADMIN = { id: 'root', roles: ['admin'] };
+// No datasources: nothing here stores a record, so no driver is needed.
+const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent', datasources: {} } as const;
 
 describe('kernel', () => {
   let tmp: string;
@@ -31,65 +30,21 @@ describe('kernel', () => {
     }
     expect.fail('expected a rejection');
   };
-  const throws = (fn: () => unknown): any => rejection(async () => fn());
+  /** Fails the test unless fn throws; returns the error. */
+  const throws = (fn: () => unknown): any => {
+    try {
+      fn();
+    } catch (err) {
+      return err;
+    }
+    expect.fail('expected a throw');
+  };
 
   before(() => {
     tmp = mkdtempSync(join(tmpdir(), 'objectql-kernel-'));
-    write('app-a/item.object.yml', 'fields:\n  title: {type: text, required: true}\n');
-    write('app-a/alpha.object.yml', 'fields:\n  name: text\n');
-    write('app-a/alpha.data.yml', '- {id: a-1, name: only in A}\n');
-    write('app-b/item.object.yml', 'fields:\n  title: {type: text, required: true}\n  size: number\n');
-    write('app-b/beta.object.yml', 'fields:\n  name: text\n');
     write('empty/README.md', 'no metadata here\n');
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
-
-  describe('two kernels in one process', () => {
-    let a: TestServer;
-    let b: TestServer;
-    before(async () => {
-      const config = (app: string, rpc: string): ObjectQLConfig => ({
-        metadata: [join(tmp, app)],
-        routes: { rpc },
-        security: { allowBodyUser: true },
-      });
-      [a, b] = await Promise.all([startServer(config('app-a', '/a/rpc')), startServer(config('app-b', '/b/rpc'))]);
-    });
-    after(async () => {
-      await Promise.all([a?.stop(), b?.stop()]);
-    });
-
-    it('serve at once, each with its own objects, routes and records', async () => {
-      expect(a.url).to.not.equal(b.url);
-      const made = await a.rpc({ op: 'create', object: 'item', args: { id: 'it-1', title: 'made in A' }, user: ADMIN });
-      expect(made.status, JSON.stringify(made.body)).to.equal(200);
-      expect((await a.rpc({ op: 'findOne', object: 'item', args: 'it-1', user: ADMIN })).body.title).to.equal('made in A');
-
-      const inB = await b.rpc({ op: 'findOne', object: 'item', args: 'it-1', user: ADMIN });
-      expect(inB.status).to.equal(404);
-      expect((await b.rpc({ op: 'count', object: 'item', args: {}, user: ADMIN })).body.count).to.equal(0);
-      const madeInB = await b.rpc({ op: 'create', object: 'item', args: { title: 'made in B', size: 2 }, user: ADMIN });
-      expect(madeInB.body.size).to.equal(2);
-      expect((await a.rpc({ op: 'count', object: 'item', args: {}, user: ADMIN })).body.count).to.equal(1);
-      // B's item has `size`, A's does not.
-      expect((await a.rpc({ op: 'find', object: 'item', args: { fields: ['size'] }, user: ADMIN })).status).to.equal(400);
-
-      for (const [server, foreign, own] of [
-        [a, 'beta', 'alpha'],
-        [b, 'alpha', 'beta'],
-      ] as const) {
-        const res = await server.rpc({ op: 'find', object: foreign, args: {}, user: ADMIN });
-        expect(res.status).to.equal(404);
-        expect(res.body.error).to.deep.include({ code: 'NOT_FOUND' });
-        expect(res.body.error.message).to.include(foreign);
-        expect((await server.rpc({ op: 'count', object: own, args: {}, user: ADMIN })).status).to.equal(200);
-      }
-      expect((await a.rpc({ op: 'findOne', object: 'alpha', args: 'a-1', user: ADMIN })).body.name).to.equal('only in A');
-      // Each kernel answers on its own prefix only.
-      expect((await a.request('POST', '/b/rpc', { op: 'count', object: 'item', args: {} })).status).to.equal(404);
-      expect(a.kernel.registry).to.not.equal(b.kernel.registry);
-    });
-  });
 
   describe('plugins', () => {
     const plugin = (name: string, log: string[], extra: Partial<Plugin> = {}): Plugin => ({
@@ -100,11 +55,11 @@ describe('kernel', () => {
       ...extra,
     });
     // No objects and no datasources: the lifecycle alone, with no driver plugin.
-    const kernel = () => new Kernel({ ...BASE, metadata: [join(tmp, 'empty')], datasources: {}, plugins: {} });
+    const kernel = () => new Kernel({ ...BASE, metadata: [join(tmp, 'empty')], plugins: {} });
 
-    it('refuses a second plugin of the same name', async () => {
+    it('refuses a second plugin of the same name', () => {
       const k = kernel().use(plugin('audit', []));
-      const err = await throws(() => k.use(plugin('audit', [])));
+      const err = throws(() => k.use(plugin('audit', [])));
       expect(err).to.be.instanceOf(PluginError);
       expect(err.message).to.include("'audit' is already registered");
     });
@@ -130,7 +85,7 @@ describe('kernel', () => {
       try {
         expect(k.isStarted).to.equal(true);
         expect(log).to.deep.equal(['register a', 'register b', 'register c', 'register d', 'start a', 'start b', 'start c', 'start d']);
-        const err = await throws(() => k.use(plugin('late', log)));
+        const err = throws(() => k.use(plugin('late', log)));
         expect(err).to.be.instanceOf(PluginError);
         expect(err.message).to.include('after the kernel has started').and.include('late');
       } finally {
@@ -142,10 +97,7 @@ describe('kernel', () => {
     it('names the hook and the plugin when a lifecycle tap fails', async () => {
       const k = kernel().use({
         name: 'flaky',
-        register: (kk) =>
-          kk.hooks.start.tapPromise('flaky', async () => {
-            throw new Error('disk on fire');
-          }),
+        register: (kk) => kk.hooks.start.tapPromise('flaky', () => Promise.reject(new Error('disk on fire'))),
       });
       const err = await rejection(() => k.start());
       expect(err).to.be.instanceOf(HookError);
@@ -153,33 +105,6 @@ describe('kernel', () => {
       expect(err.tap).to.equal('flaky');
       expect(err.message).to.equal('Hook start failed in flaky: disk on fire');
       expect(k.isStarted).to.equal(false);
-    });
-
-    it('names the hook and the plugin when a data hook tap fails, without leaking the cause', async () => {
-      const k = await createKernel({ ...BASE, metadata: [join(tmp, 'app-a')], security: { allowBodyUser: true } });
-      k.use({
-        name: 'broken-audit',
-        register: (kk) =>
-          kk.hooks.beforeCreate.for('item').tapPromise('broken-audit', async () => {
-            throw new Error('secret detail');
-          }),
-      });
-      await k.start();
-      try {
-        const res = await fetch(`${k.http.url}/api/objectql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ op: 'create', object: 'item', args: { title: 'x' }, user: ADMIN }),
-        });
-        const body = (await res.json()) as any;
-        expect(res.status).to.equal(500);
-        expect(body.error.code).to.equal('INTERNAL_ERROR');
-        expect(body.error.message).to.include('beforeCreate').and.include('broken-audit');
-        expect(JSON.stringify(body)).to.not.include('secret detail');
-        expect(await k.engine.repo('item', { system: true }).count()).to.equal(0);
-      } finally {
-        await k.stop();
-      }
     });
   });
 
@@ -220,14 +145,14 @@ describe('kernel', () => {
       }
       const missing = await rejection(() => loadConfigFile(join(tmp, 'nope.json')));
       expect(missing.message).to.include('Config file not found');
-      const direct = await throws(() => new Kernel({ port: 'abc' } as never));
+      const direct = throws(() => new Kernel({ port: 'abc' } as never));
       expect(direct).to.be.instanceOf(ConfigError);
       expect(direct.message).to.include('port');
     });
 
     it('stops start-up on a malformed metadata file, naming the file and the path inside it', async () => {
       const file = write('bad-meta/gadget.object.yml', 'fields:\n  title:\n    type: nosuchtype\n');
-      const k = await createKernel({ ...BASE, metadata: [dirname(file)] });
+      const k = new Kernel({ ...BASE, metadata: [dirname(file)] });
       const err = await rejection(() => k.start());
       expect(err).to.be.instanceOf(MetadataError);
       expect(err.file).to.equal(file);
@@ -235,27 +160,43 @@ describe('kernel', () => {
       expect(err.message).to.include(file).and.include('fields.title.type').and.include('nosuchtype');
       expect(k.isStarted).to.equal(false);
     });
+
+    it('fails start-up naming a plugin path that does not exist', async () => {
+      const err = await rejection(async () =>
+        new Kernel({
+          ...BASE,
+          baseDir: tmp,
+          metadata: [join(tmp, 'empty')],
+          plugins: { './missing-plugin.ts': true },
+        }).useConfiguredPlugins(),
+      );
+      expect(err).to.be.instanceOf(PluginError);
+      expect(err.message).to.include('./missing-plugin.ts');
+    });
   });
 
   describe('HTTP host', () => {
-    let server: TestServer;
+    let server: BareKernel;
     before(async () => {
-      server = await startServer({ metadata: [join(tmp, 'app-a')] });
+      server = await startBareKernel({}, [
+        {
+          name: 'reports',
+          register: (k) => k.hooks.capabilities.tap('reports', (list) => [...list, { plugin: 'reports', routes: ['GET /reports'] }]),
+        },
+      ]);
     });
     after(async () => {
       await server?.stop();
     });
 
-    it('answers /health with 200 and lists the rpc capability at /.well-known/objectql', async () => {
+    it('answers /health with 200 and lists the routes and the capabilities plugins declare at /.well-known/objectql', async () => {
       const health = await server.request('GET', '/health');
       expect(health.status).to.equal(200);
       expect(health.body).to.deep.equal({ status: 'ok' });
       const discovery = await server.request('GET', '/.well-known/objectql');
       expect(discovery.status).to.equal(200);
       expect(discovery.body.routes.rpc).to.equal('/api/objectql');
-      const rpc = discovery.body.capabilities.find((c: any) => c.plugin === 'rpc');
-      expect(rpc).to.deep.include({ protocol: 'json-rpc', routes: ['POST /api/objectql'] });
-      expect(rpc.ops).to.include.members(['find', 'create', 'deleteMany']);
+      expect(discovery.body.capabilities).to.deep.equal([{ plugin: 'reports', routes: ['GET /reports'] }]);
     });
 
     it('answers an unknown route with 404 in the error shape', async () => {
@@ -276,75 +217,6 @@ describe('kernel', () => {
       ].map((r) => r.headers.get('x-request-id'));
       for (const id of generated) expect(id).to.match(/^[0-9a-f-]{36}$/);
       expect(generated[0]).to.not.equal(generated[1]);
-    });
-  });
-
-  describe('a third-party plugin loaded from the config by path', () => {
-    let kernel: Kernel | undefined;
-    after(async () => {
-      await kernel?.stop();
-    });
-
-    it('adds a route and sees every create', async () => {
-      write('third/meta/note.object.yml', 'fields:\n  text: text\n');
-      write(
-        'third/plugins/hello.plugin.ts',
-        [
-          '// No imports: a plugin is a plain factory.',
-          'type Res = { json(body: unknown): void };',
-          'type Router = { get(path: string, handler: (req: unknown, res: Res) => void): void };',
-          'export default (options: { greeting?: string }) => {',
-          '  const created: Array<{ object: string; id?: string; by?: string }> = [];',
-          '  return {',
-          "    name: 'hello',",
-          "    dependsOn: ['rpc'],",
-          '    register(kernel: any) {',
-          "      kernel.hooks.routes.tapPromise('hello', async (router: Router) => {",
-          "        router.get('/hello', (_req, res) => res.json({ greeting: options.greeting, created }));",
-          '      });',
-          "      kernel.hooks.afterCreate.for('*').tapPromise('hello', async (ctx: any) => {",
-          '        created.push({ object: ctx.object, id: ctx.id, by: ctx.user?.id });',
-          '      });',
-          "      kernel.hooks.capabilities.tap('hello', (list: unknown[]) => [...list, { plugin: 'hello', routes: ['GET /hello'] }]);",
-          '    },',
-          '  };',
-          '};',
-        ].join('\n'),
-      );
-      const file = write(
-        'third/objectql.config.yml',
-        [
-          'metadata: [./meta]',
-          'security: {allowBodyUser: true}',
-          'plugins:',
-          '  rpc: true',
-          '  ./plugins/hello.plugin.ts: {greeting: hi there}',
-        ].join('\n'),
-      );
-      kernel = await createKernel({ ...(await loadConfigFile(file)), ...BASE });
-      await kernel.start();
-      const url = kernel.http.url;
-
-      const before = await (await fetch(`${url}/hello`)).json();
-      expect(before).to.deep.equal({ greeting: 'hi there', created: [] });
-      const res = await fetch(`${url}/api/objectql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ op: 'create', object: 'note', args: { id: 'n-1', text: 'hello' }, user: { id: 'dana', roles: [] } }),
-      });
-      expect(res.status).to.equal(200);
-      const after = (await (await fetch(`${url}/hello`)).json()) as any;
-      expect(after.created).to.deep.equal([{ object: 'note', id: 'n-1', by: 'dana' }]);
-      const discovery = (await (await fetch(`${url}/.well-known/objectql`)).json()) as any;
-      expect(discovery.capabilities.map((c: any) => c.plugin)).to.deep.equal(['rpc', 'hello']);
-    });
-
-    it('fails start-up naming a plugin path that does not exist', async () => {
-      const err = await rejection(async () =>
-        createKernel({ ...BASE, baseDir: tmp, metadata: [join(tmp, 'empty')], plugins: { './missing-plugin.ts': true } }),
-      );
-      expect(err).to.be.instanceOf(PluginError);
-      expect(err.message).to.include('./missing-plugin.ts');
     });
   });
 });

@@ -34,6 +34,12 @@ export interface SqlOptions {
   searchPath?: string[];
 }
 
+/** The message of an error a database client threw ('' when it has none). */
+export function errorMessage(err: unknown): string {
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : '';
+}
+
 /** A unique violation as the engine reports it: the index name, or the columns. */
 export interface UniqueViolation {
   index?: string;
@@ -181,9 +187,9 @@ export abstract class SqlDialect {
    * reset): the pool drops that connection, and a read may be retried on another one.
    */
   connectionLost(err: unknown): boolean {
-    const e = err as { code?: unknown; fatal?: unknown; message?: unknown };
+    const e = err as { code?: unknown } | null | undefined;
     if (typeof e?.code === 'string' && LOST_CODES.has(e.code)) return true;
-    return /connection (terminated|lost|ended)|not queryable|server closed the connection/i.test(String(e?.message ?? ''));
+    return /connection (terminated|lost|ended)|not queryable|server closed the connection/i.test(errorMessage(err));
   }
 
   // ---- 8. values ----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, ident, sql, type Frag } from '../fragment';
 import { isoToZoneless, type StorageFamily } from '../values';
-import { SqlDialect, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
+import { errorMessage, SqlDialect, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
 
 const TYPES: Record<Exclude<StorageFamily, 'text'>, string> = {
   number: 'double',
@@ -125,7 +125,7 @@ export class MysqlDialect extends SqlDialect {
     const e = err as { errno?: unknown; code?: unknown; message?: unknown };
     if (e?.errno !== 1062 && e?.code !== 'ER_DUP_ENTRY') return undefined;
     // "Duplicate entry 'x' for key 'tck_item_code_unique'" (MySQL 8: 'tck_item.tck_item_code_unique').
-    const key = /for key '([^']+)'/.exec(String(e.message ?? ''))?.[1];
+    const key = /for key '([^']+)'/.exec(errorMessage(err))?.[1];
     return { index: key?.split('.').pop() };
   }
 
@@ -133,7 +133,7 @@ export class MysqlDialect extends SqlDialect {
     const e = err as { errno?: unknown; message?: unknown };
     if (e?.errno !== 1406) return undefined;
     // "Data too long for column 'name' at row 1"
-    return { column: /for column '([^']+)'/.exec(String(e.message ?? ''))?.[1] };
+    return { column: /for column '([^']+)'/.exec(errorMessage(err))?.[1] };
   }
 
   override encodeDateTime(iso: string): string {

@@ -55,7 +55,7 @@ export class PostgresDialect extends SqlDialect {
     };
     return {
       client: 'pg',
-      connection: { ...base, types } as Knex.PgConnectionConfig,
+      connection: { ...base, types },
       searchPath: options.searchPath,
       pool: { min: 0, max: 10, ...options.pool },
     };

@@ -24,8 +24,8 @@ import { compileLike } from '../../../kernel';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, sql, type Frag } from '../fragment';
 import { acquireFileLock, type FileLock, type Mutex } from '../lock';
-import type { StorageFamily } from '../values';
-import { SqlDialect, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+import { scalarText, type StorageFamily } from '../values';
+import { errorMessage, SqlDialect, type SqlOptions, type TextOp, type UniqueViolation } from './base';
 
 /** The part of a better-sqlite3 Database this dialect uses. */
 interface SqliteConnection {
@@ -56,7 +56,9 @@ export class SqliteDialect extends SqlDialect {
   private readonly likeCache = new Map<string, (value: string) => boolean>();
 
   knexConfig(options: SqlOptions): Knex.Config {
-    const target = String(options.connection);
+    // parseSqlConfig makes a SQLite connection its file path.
+    if (typeof options.connection !== 'string') throw new Error('sql: a SQLite connection is a file path');
+    const target = options.connection;
     this.temporary = target === ':memory:';
     this.file = this.temporary ? joinPath(tmpdir(), `objectql-${randomUUID()}.sqlite`) : target;
     if (!this.temporary) mkdirSync(dirname(this.file), { recursive: true });
@@ -88,7 +90,7 @@ export class SqliteDialect extends SqlDialect {
     conn.pragma('foreign_keys = OFF');
     conn.function('objectql_match', { deterministic: true }, (op, value, arg) => {
       if (value === null || value === undefined || arg === null || arg === undefined) return null;
-      return this.match(String(op), String(value), String(arg)) ? 1 : 0;
+      return this.match(scalarText(op), scalarText(value), scalarText(arg)) ? 1 : 0;
     });
   }
 
@@ -115,12 +117,16 @@ export class SqliteDialect extends SqlDialect {
     }
   }
 
-  override async close(): Promise<void> {
-    this.lock?.release();
-    this.lock = undefined;
-    if (this.temporary) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.file}${suffix}`, { force: true });
-    }
+  override close(): Promise<void> {
+    // Synchronous work; a failure rejects the promise, as the contract wants.
+    return new Promise((resolve) => {
+      this.lock?.release();
+      this.lock = undefined;
+      if (this.temporary) {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.file}${suffix}`, { force: true });
+      }
+      resolve();
+    });
   }
 
   override writeLock(): Mutex | undefined {
@@ -195,7 +201,7 @@ export class SqliteDialect extends SqlDialect {
     const e = err as { code?: unknown; message?: unknown };
     if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined;
     // "UNIQUE constraint failed: tck_owner.org, tck_owner.email"
-    const list = /constraint failed: (.+)$/.exec(String(e.message ?? ''))?.[1] ?? '';
+    const list = /constraint failed: (.+)$/.exec(errorMessage(err))?.[1] ?? '';
     return {
       columns: list
         .split(',')

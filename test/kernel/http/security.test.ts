@@ -1,22 +1,15 @@
 /**
- * Security headers and CORS over real HTTP (kernel/http/security.ts): on by default / off by
- * default, what each setting changes, the API docs page keeping its own CSP, preflights answered
- * before authentication, and config checks.
+ * Security headers over real HTTP on a kernel alone (kernel/http/security.ts): what turning them
+ * off and HSTS change, and the config checks of headers and CORS. With the built-in protocols (data
+ * routes, errors, the docs page, CORS): test/server/http/security.test.ts.
  */
 import { expect } from 'chai';
 import { ConfigError, resolveConfig, type ObjectQLConfig } from '../../../kernel';
 import { API_CSP } from '../../../kernel/http/security';
-import { DOCS_CSP } from '../../../plugins/openapi/docs-page';
-import { startServer, USERS, type TestServer } from '../../helpers/server';
+import { startBareKernel, type BareKernel } from '../bare-kernel';
 
-const CARE = { 'x-test-user': JSON.stringify(USERS.carol) };
-
-async function withServer(
-  security: ObjectQLConfig['security'],
-  fn: (s: TestServer) => Promise<void>,
-  plugins: ObjectQLConfig['plugins'] = { rpc: true, rest: true },
-): Promise<void> {
-  const s = await startServer({ plugins, security }, { identityFromHeader: true });
+async function withServer(security: ObjectQLConfig['security'], fn: (s: BareKernel) => Promise<void>): Promise<void> {
+  const s = await startBareKernel({ security });
   try {
     await fn(s);
   } finally {
@@ -24,46 +17,23 @@ async function withServer(
   }
 }
 
-describe('HTTP security headers', () => {
-  it('are on every response by default: data, errors, unknown routes, health', async () => {
+describe('HTTP security headers (kernel alone)', () => {
+  it("are on by default on the kernel's own answers: health, discovery, an unknown route", async () => {
     await withServer(undefined, async (s) => {
       const responses = [
-        await s.request('GET', '/api/data/account', undefined, CARE),
-        await s.request('GET', '/api/data/project'), // 401, anonymous
-        await s.request('GET', '/no/such/route'),
         await s.request('GET', '/health'),
-        await s.rpc({ op: 'count', object: 'account' }),
+        await s.request('GET', '/.well-known/objectql'),
+        await s.request('GET', '/nowhere'),
       ];
-      for (const res of responses) {
-        const h = res.headers;
-        expect(h.get('content-security-policy'), `${res.status}`).to.equal(API_CSP);
+      expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 404]);
+      for (const { headers: h, status } of responses) {
+        expect(h.get('content-security-policy'), `${status}`).to.equal(API_CSP);
         expect(h.get('x-content-type-options')).to.equal('nosniff');
         expect(h.get('x-frame-options')).to.equal('DENY');
-        expect(h.get('referrer-policy')).to.equal('no-referrer');
-        expect(h.get('cross-origin-resource-policy')).to.equal('same-origin');
         expect(h.get('x-powered-by')).to.equal(null);
         expect(h.get('strict-transport-security'), 'no HSTS unless configured').to.equal(null);
       }
-      expect(responses.map((r) => r.status)).to.deep.equal([200, 401, 404, 200, 200]);
     });
-  });
-
-  it('leave the API docs page its own CSP, and its assets load', async () => {
-    await withServer(
-      undefined,
-      async (s) => {
-        const page = await s.request('GET', '/api/objectql/docs');
-        expect(page.status).to.equal(200);
-        expect(page.headers.get('content-security-policy')).to.equal(DOCS_CSP);
-        expect(page.headers.get('x-content-type-options')).to.equal('nosniff');
-        for (const asset of ['swagger-ui.css', 'objectql-swagger-init.js', 'swagger-ui-bundle.js']) {
-          expect((await s.request('GET', `/api/objectql/docs/${asset}`)).status, asset).to.equal(200);
-        }
-        const doc = await s.request('GET', '/api/objectql/openapi.json');
-        expect(doc.headers.get('content-security-policy')).to.equal(API_CSP);
-      },
-      { rpc: true, openapi: true },
-    );
   });
 
   it('are off with headers: false', async () => {
@@ -96,65 +66,7 @@ describe('HTTP security headers', () => {
   });
 });
 
-describe('CORS', () => {
-  const preflight = (s: TestServer, origin: string, path = '/api/data/project') =>
-    s.request('OPTIONS', path, undefined, {
-      origin,
-      'access-control-request-method': 'POST',
-      'access-control-request-headers': 'authorization,content-type',
-    });
-
-  it('is off by default: no Access-Control headers, whatever the Origin', async () => {
-    await withServer(undefined, async (s) => {
-      const res = await s.request('GET', '/api/data/account', undefined, { ...CARE, origin: 'https://evil.example' });
-      expect(res.status).to.equal(200);
-      expect(res.headers.get('access-control-allow-origin')).to.equal(null);
-      expect((await preflight(s, 'https://evil.example')).headers.get('access-control-allow-origin')).to.equal(null);
-    });
-  });
-
-  it('true: any origin, no credentials; preflights answered before authentication; X-Request-Id and X-RateLimit-* exposed', async () => {
-    await withServer({ cors: true }, async (s) => {
-      const res = await s.request('GET', '/api/data/account', undefined, { ...CARE, origin: 'https://app.example' });
-      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
-      expect(res.headers.get('access-control-allow-credentials')).to.equal(null);
-      const exposed = res.headers.get('access-control-expose-headers')!.split(',');
-      expect(exposed).to.include.members([
-        'X-Request-Id',
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'Retry-After',
-      ]);
-      // project needs an identity; its preflight does not.
-      const pre = await preflight(s, 'https://app.example');
-      expect(pre.status).to.equal(204);
-      expect(pre.headers.get('access-control-allow-origin')).to.equal('*');
-      expect(pre.headers.get('access-control-allow-methods')).to.include('POST');
-      expect(pre.headers.get('access-control-allow-headers')).to.equal('authorization,content-type');
-      expect(res.headers.get('cross-origin-resource-policy'), 'other origins may use the responses').to.equal('cross-origin');
-    });
-  });
-
-  it('a list of origins: only those, with credentials, max age and extra exposed headers', async () => {
-    const cors = { origin: ['https://a.example', 'http://localhost:5173'], credentials: true, maxAge: 600, exposedHeaders: ['X-Custom'] };
-    await withServer({ cors }, async (s) => {
-      const ok = await s.request('GET', '/api/data/account', undefined, { ...CARE, origin: 'http://localhost:5173' });
-      expect(ok.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
-      expect(ok.headers.get('access-control-allow-credentials')).to.equal('true');
-      expect(ok.headers.get('vary')).to.match(/Origin/);
-      expect(ok.headers.get('access-control-expose-headers')!.split(',')).to.include.members(['X-Request-Id', 'X-Custom']);
-      const other = await s.request('GET', '/api/data/account', undefined, { ...CARE, origin: 'https://evil.example' });
-      expect(other.status, 'the browser, not the server, blocks it').to.equal(200);
-      expect(other.headers.get('access-control-allow-origin')).to.equal(null);
-      const pre = await preflight(s, 'https://a.example');
-      expect(pre.status).to.equal(204);
-      expect(pre.headers.get('access-control-allow-origin')).to.equal('https://a.example');
-      expect(pre.headers.get('access-control-max-age')).to.equal('600');
-      expect((await preflight(s, 'https://evil.example')).headers.get('access-control-allow-origin')).to.equal(null);
-    });
-  });
-
+describe('CORS settings', () => {
   it('refuses settings a browser would reject, naming the key', () => {
     const bad: Array<[unknown, string]> = [
       [{ origin: '*', credentials: true }, 'security.cors.credentials'],

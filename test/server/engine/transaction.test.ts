@@ -26,18 +26,18 @@ function writeMetadata(dir: string): void {
 interface Setup {
   label: string;
   /** The default datasource's config, or undefined to skip (the service is unreachable). */
-  prepare(ctx: Mocha.Context, dir: string): Promise<DatasourceConfig>;
+  prepare(ctx: Mocha.Context, dir: string): DatasourceConfig | Promise<DatasourceConfig>;
   cleanup?(): Promise<void>;
 }
 
 let pg: Namespace | undefined;
 const SETUPS: Setup[] = [
-  { label: 'memory', prepare: async () => ({ driver: 'memory' }) },
+  { label: 'memory', prepare: () => ({ driver: 'memory' }) },
   {
     label: 'SQLite file',
-    prepare: async (_ctx, dir) => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'app.sqlite') } }),
+    prepare: (_ctx, dir) => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: join(dir, 'app.sqlite') } }),
   },
-  { label: "SQLite ':memory:'", prepare: async () => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }) },
+  { label: "SQLite ':memory:'", prepare: () => ({ driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } }) },
   {
     label: 'PostgreSQL',
     async prepare(ctx) {
@@ -66,9 +66,10 @@ for (const setup of SETUPS) {
       writeMetadata(dir);
       const main = await setup.prepare(this, dir);
       s = await startServer({ metadata: [dir], datasources: { default: main, side: { driver: 'memory' } } });
-      s.kernel.hooks.recordChanged.tapPromise('test', async (change) => {
+      s.kernel.hooks.recordChanged.tapPromise('test', (change) => {
         if (inside) announcedInside += 1;
         changes.push(change);
+        return Promise.resolve();
       });
       // A note titled 'hooked …' gets a tag (same datasource) and a log line (the other one).
       s.kernel.hooks.afterCreate.for('note').tapPromise('test', async (ctx) => {
@@ -271,9 +272,7 @@ for (const setup of SETUPS) {
         engine().transaction(CTX, async (api) => {
           await api.repo('note').create({ title: 'outer' });
           await engine()
-            .transaction(CTX, async () => {
-              throw boom;
-            })
+            .transaction(CTX, () => Promise.reject(boom))
             .catch(() => undefined);
         }),
       );
