@@ -8,17 +8,16 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/objectql-kernel-alone.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# The copy sits in <work>/repo, so that <work>/shared can stand where the spec is looked for beside
-# a checkout (test/kernel/errors.test.ts checks the error table against it when it is there).
 repo="$work/repo"
-mkdir -p "$repo/test/helpers"
+mkdir -p "$repo/test/helpers" "$repo/docs"
 cp -R "$root/kernel" "$repo/kernel"
+# The service specification the kernel implements (test/kernel/errors.test.ts checks the error table against it).
+cp "$root/docs/spec.md" "$repo/docs/"
 cp -R "$root/test/kernel" "$root/test/fixtures" "$repo/test/"
 # The only shared test helpers a kernel test may use (they import nothing but the kernel).
 cp "$root/test/helpers/rejection.ts" "$root/test/helpers/services.ts" "$repo/test/helpers/"
 cp "$root/package.json" "$root/tsconfig.json" "$repo/"
 ln -s "$root/node_modules" "$repo/node_modules"
-if [ -d "$root/../shared" ]; then ln -s "$(cd "$root/../shared" && pwd)" "$work/shared"; fi
 
 cd "$repo"
 # The project's compiler options over the kernel and its tests (the fixtures are data, loaded at run time).

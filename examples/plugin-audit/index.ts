@@ -68,7 +68,8 @@ export default function auditPlugin(options: AuditOptions = {}): Plugin<AuditOpt
   return {
     name: 'audit',
     register(kernel: Kernel) {
-      const { path } = settings;
+      // Under the instance's base path, as every door of the kernel's server is.
+      const path = kernel.http.path(settings.path);
 
       for (const event of ['afterCreate', 'afterUpdate', 'afterDelete'] as const) {
         // Synchronous work: each tap returns a settled promise (tapPromise is for async hooks).

@@ -44,7 +44,7 @@ async function start(config: ObjectQLConfig, extra: (k: Kernel) => void = () => 
     kernel,
     get,
     rpc: (body, requestId) =>
-      call(kernel.config.routes.rpc, {
+      call(kernel.http.routes.rpc, {
         method: 'POST',
         body: JSON.stringify(body),
         headers: { 'content-type': 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
@@ -186,6 +186,21 @@ describe('examples/plugin-audit', () => {
       ]);
       expect((await server.get('/api/audit')).status).to.equal(404);
     });
+  });
+
+  it("serves under the instance's basePath, as every door does", async () => {
+    const server = await start({ ...byPath(), basePath: '/v2' });
+    try {
+      expect(
+        (await server.rpc({ op: 'create', object: 'account', args: { id: 'acc-v2', name: 'Moved' }, user: USERS.carol })).status,
+      ).to.equal(200);
+      expect((await server.entries('', '/v2/api/audit')).map((e: { id: string }) => e.id)).to.deep.equal(['acc-v2']);
+      expect((await server.get('/api/audit')).status).to.equal(404);
+      const { capabilities } = (await server.get('/v2/.well-known/objectql')).body;
+      expect(capabilities.find((c: { plugin: string }) => c.plugin === 'audit').routes).to.deep.equal(['GET /v2/api/audit']);
+    } finally {
+      await server.kernel.stop();
+    }
   });
 
   describe('two kernels, each with the plugin', () => {

@@ -78,7 +78,7 @@ export async function startServer(config: ObjectQLConfig = {}, options: StartOpt
     kernel,
     url,
     request,
-    rpc: (body, headers) => request('POST', kernel.config.routes.rpc, body, headers),
+    rpc: (body, headers) => request('POST', kernel.http.routes.rpc, body, headers),
     stop: () => kernel.stop(),
   };
 }

@@ -4,6 +4,8 @@
  * service the machine runs), in which case the test fails.
  */
 import type { Context } from 'mocha';
+// Hides a password in any service URL (user:password@ or ?password=), not only Redis ones.
+import { redactRedisUrl } from '../../kernel/redis';
 
 export type ServiceName = 'postgres' | 'mysql' | 'redis' | 'mongo';
 
@@ -37,17 +39,13 @@ export async function needService(ctx: Context, name: ServiceName, probe: (url: 
       await probe(url);
       return true;
     } catch (err) {
-      reason = `${name} unreachable at ${redact(url)}: ${(err as Error).message}`;
+      reason = `${name} unreachable at ${redactRedisUrl(url)}: ${(err as Error).message}`;
     }
   }
   if (isRequired(name)) throw new Error(`REQUIRE_SERVICES names ${name}, but ${reason}`);
   console.log(`      (skipped: ${reason})`);
   ctx.skip();
   return false;
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
 }
 
 /** Connects to Redis and pings it, without retrying: the probe for needService(ctx, 'redis', probeRedis). */
