@@ -194,7 +194,7 @@ describe('examples/plugin-audit', () => {
       expect(
         (await server.rpc({ op: 'create', object: 'account', args: { id: 'acc-v2', name: 'Moved' }, user: USERS.carol })).status,
       ).to.equal(200);
-      expect((await server.entries('', '/v2/api/audit')).map((e: { id: string }) => e.id)).to.deep.equal(['acc-v2']);
+      expect((await server.entries('', '/v2/api/audit')).map((e: any) => e.id)).to.deep.equal(['acc-v2']);
       expect((await server.get('/api/audit')).status).to.equal(404);
       const { capabilities } = (await server.get('/v2/.well-known/objectql')).body;
       expect(capabilities.find((c: { plugin: string }) => c.plugin === 'audit').routes).to.deep.equal(['GET /v2/api/audit']);
