@@ -1,6 +1,7 @@
 /**
- * Instance "v1" of a two-instance layout (see README.md): the sample application under /v1/...
- * on port 3101. v2.config.ts is the same with /v2/... on port 3102.
+ * Instance "v1" of a two-instance layout (see README.md): the sample application with every door
+ * under /v1 — JSON-RPC, REST, the metadata API, OData, GraphQL and the OpenAPI document — on port
+ * 3101. v2.config.ts is the same with /v2 on port 3102: one setting, `basePath`, moves them all.
  *
  *   node bin/objectql.js serve --config examples/multi-instance/v1.config.ts
  *
@@ -8,13 +9,8 @@
  */
 export default {
   port: 3101,
+  basePath: '/v1',
   metadata: ['../../metadata'],
-  routes: {
-    rpc: '/v1/rpc',
-    data: '/v1/data',
-    metadata: '/v1/metadata',
-    files: '/v1/files',
-  },
   datasources: {
     // Both instances read and write the same SQLite file (relative to this folder), so a record
     // written through /v1 is there through /v2. For PostgreSQL or MySQL, point both configs at the
@@ -24,7 +20,10 @@ export default {
   plugins: {
     rpc: true,
     rest: true,
-    metadata: true,
+    'metadata-api': true,
+    odata: true,
+    graphql: true,
+    openapi: true,
   },
   security: {
     // Development only, like the root objectql.config.ts: trusts the JSON-RPC body `user`.
