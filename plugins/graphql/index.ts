@@ -36,6 +36,19 @@ export {
   type SchemaContributor,
 } from './schema';
 
+/** What the plugin tells an operator (and a test) about its subscriptions, as the kernel service `graphqlSubscriptions`. */
+export interface SubscriptionsStatus {
+  /** Subscriptions running now, on every socket of this kernel. */
+  readonly open: number;
+}
+
+declare module '../../kernel' {
+  interface KernelServices {
+    /** Registered by the graphql plugin when `enableSubscriptions` is on. */
+    graphqlSubscriptions: SubscriptionsStatus;
+  }
+}
+
 export default definePlugin((options: GraphQLOptions = {}) => {
   const settings = parseOptions(options);
   let kernel: Kernel;
@@ -90,6 +103,14 @@ export default definePlugin((options: GraphQLOptions = {}) => {
     register(k) {
       kernel = k;
       endpoint = k.http.path(settings.path);
+      if (subscriptions) {
+        const running = subscriptions;
+        k.provide('graphqlSubscriptions', {
+          get open() {
+            return running.openSubscriptions;
+          },
+        });
+      }
       cache = new SchemaCache(
         () => k.registry,
         (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: settings.enableFederation, contributors }),

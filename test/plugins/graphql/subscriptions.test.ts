@@ -68,8 +68,9 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
     return c;
   }
 
-  /** Subscribes and resolves once the server has the subscription running (a no-op change probe is not needed: we wait for the server's count). */
+  /** Subscribes and resolves once the server has the subscription running (it counts it), or has refused it. */
   async function subscribe(c: Client, query: string, variables?: Record<string, unknown>): Promise<Sub> {
+    const before = open();
     const events: ExecutionResult[] = [];
     const errors: unknown[] = [];
     const waiters: Array<() => void> = [];
@@ -121,12 +122,19 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
       },
       dispose,
     };
-    await settle();
+    // Running once the server counts it (its start-time check passed), or answered already (refused).
+    await until(() => open() > before || state.done || events.length > 0);
     return sub;
   }
 
-  /** Lets the subscription reach the server and its start-time check finish. */
-  const settle = () => new Promise((r) => setTimeout(r, 150));
+  /** The subscriptions the server has running. */
+  const open = () => server.kernel.resolve('graphqlSubscriptions').open;
+
+  /** Waits (at most 10 s: then the test's own assertions tell what is missing) until `done()` holds. */
+  async function until(done: () => boolean): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
 
   const rpc = async (body: Record<string, unknown>, headers: Record<string, string> = CAROL) => {
     const res = await server.rpc(body, headers);
@@ -226,8 +234,10 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
 
     it('a completed subscription receives nothing more and is released on the server', async () => {
       const sub = await subscribe(client(CAROL), 'subscription { projectCreated { id } }');
+      const running = open();
       sub.dispose();
-      await settle();
+      await until(() => open() < running);
+      expect(open(), 'released on the server').to.equal(running - 1);
       await rpc({ op: 'create', object: 'project', args: { name: newName() } });
       await sub.none(300);
     });
@@ -441,7 +451,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
       raw.send(JSON.stringify({ type: 'connection_init', payload: CAROL }));
       await new Promise((resolve) => raw.once('message', resolve));
       raw.send(JSON.stringify({ type: 'subscribe', id: '1', payload: { query: 'subscription { projectCreated { id } }' } }));
-      await settle();
+      await until(() => s.kernel.resolve('graphqlSubscriptions').open === 1);
       const closed = new Promise<number>((resolve) => raw.once('close', (code) => resolve(code)));
       const started = Date.now();
       await s.stop();
