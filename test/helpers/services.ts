@@ -7,7 +7,9 @@ import type { Context } from 'mocha';
 // Hides a password in any service URL (user:password@ or ?password=), not only Redis ones.
 import { redactRedisUrl } from '../../kernel/redis';
 
+/** Services reached over a URL, plus `chromium`: a browser the tests drive (not a URL; see isRequired). */
 export type ServiceName = 'postgres' | 'mysql' | 'redis' | 'mongo';
+export type RequirableName = ServiceName | 'chromium';
 
 /** Where each service is expected; override with the environment variable. */
 export const SERVICE_URLS: Record<ServiceName, string | undefined> = {
@@ -18,7 +20,7 @@ export const SERVICE_URLS: Record<ServiceName, string | undefined> = {
   mongo: process.env.MONGO_URL,
 };
 
-export function isRequired(name: ServiceName): boolean {
+export function isRequired(name: RequirableName): boolean {
   return (process.env.REQUIRE_SERVICES ?? '')
     .split(',')
     .map((s) => s.trim())
