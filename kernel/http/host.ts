@@ -1,7 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Kernel } from '../kernel';
@@ -9,6 +8,7 @@ import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
+import { drainServer, serverUrl } from './server-lifecycle';
 import { securityMiddleware, withoutCredentials } from './security';
 
 declare global {
@@ -39,7 +39,6 @@ export type ErrorRenderer = (error: ObjectQLError, req: Request) => RenderedErro
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const DRAIN_TIMEOUT_MS = 10_000;
 
 /** The kernel's HTTP server: health, discovery, identity, body parsing and the error format. */
 export class HttpHost {
@@ -143,15 +142,8 @@ export class HttpHost {
   }
 
   get url(): string {
-    const address = this.server?.address() as AddressInfo | null | undefined;
-    if (!address) throw new Error('HTTP server is not listening');
-    const host =
-      address.family === 'IPv6'
-        ? `[${address.address === '::' ? '::1' : address.address}]`
-        : address.address === '0.0.0.0'
-          ? '127.0.0.1'
-          : address.address;
-    return `http://${host}:${address.port}`;
+    if (!this.server) throw new Error('HTTP server is not listening');
+    return serverUrl(this.server);
   }
 
   /** The request context of an incoming request (identity, request id, logger). */
@@ -260,13 +252,10 @@ export class HttpHost {
     if (!server) return;
     this.draining = true;
     this.server = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    await Promise.allSettled(this.upgradeClosers.map(async (closeAll) => closeAll()));
-    for (const socket of this.upgradedSockets) socket.destroy();
-    const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    await closed;
-    clearTimeout(timer);
+    await drainServer(server, async () => {
+      await Promise.allSettled(this.upgradeClosers.map(async (closeAll) => closeAll()));
+      for (const socket of this.upgradedSockets) socket.destroy();
+    });
   }
 }
 

@@ -8,6 +8,7 @@ export { listOptions, type ListInput } from './list-options';
 export { assertJsonBody, isJsonContentType, jsonBodyProblem } from './json-body';
 export { decodeJsonFields, fromJsonText, isJsonTextField, toJsonText } from './json-text';
 export { listenOnOwnPort, type OwnPortServer } from './own-port';
+export { portOption, routeOptions, type RouteOptions } from './options';
 export { upgradeAuthRequest } from '../http/auth-request';
 export { parseFilter, type FilterLimits } from '../query/parse-filter';
 export { parseSort } from '../engine/query-check';

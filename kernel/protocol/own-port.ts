@@ -4,11 +4,12 @@
  * on the kernel's host, and drained on close the way the kernel's own server is.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
-
-const DRAIN_TIMEOUT_MS = 10_000;
+import { drainServer, serverUrl } from '../http/server-lifecycle';
 
 export interface OwnPortServer {
   readonly server: Server;
+  /** `http://host:port` where it listens (the loopback address when it listens on every one). */
+  readonly url: string;
   /** Stops accepting, lets requests in flight finish (up to 10 s), then closes what is left. */
   close(): Promise<void>;
 }
@@ -22,14 +23,5 @@ export async function listenOnOwnPort(port: number, host: string, handler: Reque
       resolve();
     });
   });
-  return {
-    server,
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-      await closed;
-      clearTimeout(timer);
-    },
-  };
+  return { server, url: serverUrl(server), close: () => drainServer(server) };
 }

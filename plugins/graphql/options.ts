@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parsePluginOptions, routePrefix, type PubSub } from '../../kernel';
+import { portOption } from '../../kernel/protocol';
 
 /** A GraphQL name: what federationServiceName must be to name a subgraph. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -20,12 +21,7 @@ const schema = z.strictObject(
   {
     /** The endpoint, under the instance's base path (config `basePath`). */
     path: routePrefix.default('/api/graphql'),
-    port: z
-      .number({ error: 'must be a port number' })
-      .int('must be a whole number')
-      .min(0, 'must be between 0 and 65535')
-      .max(65535, 'must be between 0 and 65535')
-      .optional(),
+    port: portOption.optional(),
     introspection: flag.default(true),
     enableSubscriptions: flag.default(true),
     enableFederation: flag.default(false),

@@ -5,8 +5,8 @@
  * instance's basePath. Thin HTTP binding; what each route answers is in mapping.ts.
  */
 import type { Request, RequestHandler } from 'express';
-import { definePlugin, isAnonymous, type Kernel, type ObjectDefinition } from '../../kernel';
-import { assertJsonBody } from '../../kernel/protocol';
+import { definePlugin, isAnonymous, parsePluginOptions, type Kernel, type ObjectDefinition } from '../../kernel';
+import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import {
   getEntry,
   getField,
@@ -20,12 +20,9 @@ import {
   type Viewer,
 } from './mapping';
 import { addMetadataPaths } from './openapi';
-import { parseMetadataApiOptions, type MetadataApiOptions } from './options';
 
-export type { MetadataApiOptions } from './options';
-
-export default definePlugin((options: MetadataApiOptions = {}) => {
-  const settings = parseMetadataApiOptions(options);
+export default definePlugin((options: RouteOptions = {}) => {
+  const settings = parsePluginOptions('metadata-api', routeOptions, options);
   let kernel: Kernel;
 
   /** The caller as the mapping sees it: identity from the kernel, readable fields from the engine's permissions. */

@@ -7,8 +7,7 @@
  * well; every error under the base path, the kernel's included, is rendered in OData's format
  * through the kernel's error formats.
  */
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { definePlugin, ObjectQLError, PluginError, type Kernel, type RequestContext } from '../../kernel';
 import { isJsonContentType, listenOnOwnPort, type OwnPortServer } from '../../kernel/protocol';
@@ -27,7 +26,6 @@ export default definePlugin((options: ODataOptions = {}) => {
   /** Where OData is served: basePath under the instance's base path, or as is on a port of its own. */
   let base: string;
   let service: ODataService;
-  let server: Server | undefined;
   let own: OwnPortServer | undefined;
   /** With `port`: the requests that came in on it (the main server does not serve OData then). */
   const ownPort = new WeakSet<IncomingMessage>();
@@ -72,7 +70,7 @@ export default definePlugin((options: ODataOptions = {}) => {
       checkExpandDepth(settings, k);
       base = settings.port === undefined ? k.http.path(settings.basePath) : settings.basePath;
       service = new ODataService(k, settings, base);
-      k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, base, server)]);
+      k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, base, own)]);
       // Every error answered under the base path — by the route, or before it (credentials
       // refused, a rate limit, a body that does not parse) — in OData's format. With a port of
       // its own, what the main server answers there is not OData's and keeps the kernel's format.
@@ -93,7 +91,6 @@ export default definePlugin((options: ODataOptions = {}) => {
     async stop() {
       const o = own;
       own = undefined;
-      server = undefined;
       await o?.close();
     },
   };
@@ -118,8 +115,7 @@ export default definePlugin((options: ODataOptions = {}) => {
       ownPort.add(req);
       void app(req, res);
     });
-    server = own.server;
-    kernel.logger.info({ url: urlOf(own.server, base) }, 'OData listening on its own port');
+    kernel.logger.info({ url: own.url + base }, 'OData listening on its own port');
   }
 });
 
@@ -146,7 +142,7 @@ function checkAgainstRoutes(settings: ODataSettings, base: string, k: Kernel): v
   }
 }
 
-function capability(settings: ODataSettings, base: string, server: Server | undefined) {
+function capability(settings: ODataSettings, base: string, own: OwnPortServer | undefined) {
   const routes = [
     `GET ${base}`,
     `GET ${base}/$metadata`,
@@ -166,24 +162,12 @@ function capability(settings: ODataSettings, base: string, server: Server | unde
     routes,
     basePath: base,
     metadata: `${base}/$metadata`,
-    ...(settings.port !== undefined ? { port: settings.port, url: server ? urlOf(server, base) : undefined } : {}),
+    ...(settings.port !== undefined ? { port: settings.port, url: own ? own.url + base : undefined } : {}),
     maxExpandDepth: settings.maxExpandDepth,
     batch: settings.enableBatch,
     search: settings.enableSearch,
     etags: settings.enableETags,
   };
-}
-
-function urlOf(server: Server, base: string): string | undefined {
-  const address = server.address() as AddressInfo | null;
-  if (!address) return undefined;
-  const host =
-    address.family === 'IPv6'
-      ? `[${address.address === '::' ? '::1' : address.address}]`
-      : address.address === '0.0.0.0'
-        ? '127.0.0.1'
-        : address.address;
-  return `http://${host}:${address.port}${base}`;
 }
 
 /** Whether a path is the base path or under it (express matches paths case-insensitively). */

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parsePluginOptions } from '../../kernel';
+import { portOption } from '../../kernel/protocol';
 
 /** Plain path segments: '/odata', '/api/v1/odata' (no trailing slash, no parameters or patterns). */
 const BASE_PATH = /^(\/[A-Za-z0-9_\-.~]+)+$/;
@@ -12,12 +13,7 @@ const flag = z.boolean({ error: 'must be true or false' });
 
 const schema = z.strictObject(
   {
-    port: z
-      .number({ error: 'must be a port number' })
-      .int('must be a whole number')
-      .min(0, 'must be between 0 and 65535')
-      .max(65535, 'must be between 0 and 65535')
-      .optional(),
+    port: portOption.optional(),
     basePath: z
       .string({ error: "must be a path such as '/odata'" })
       .regex(BASE_PATH, "must be a path of plain segments such as '/odata' (letters, digits, - . _ ~; no trailing slash)")

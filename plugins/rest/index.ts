@@ -1,13 +1,10 @@
 /** The REST protocol: the spec's REST table (docs/spec.md, "REST style API") under `{path}` (default `routes.data`, under the instance's basePath). */
 import type { Request, Response } from 'express';
-import { definePlugin, type Kernel } from '../../kernel';
-import { assertJsonBody } from '../../kernel/protocol';
+import { definePlugin, parsePluginOptions, type Kernel } from '../../kernel';
+import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import { executeRest, type RestRoute } from './mapping';
 import { restPaths } from './openapi';
-import { parseRestOptions, type RestOptions } from './options';
 import { LIST_PARAMS } from './query';
-
-export type { RestOptions } from './options';
 
 /** Method, path under the prefix, route; PATCH is accepted as PUT. */
 const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string, RestRoute]> = [
@@ -22,8 +19,8 @@ const ROUTES: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete
 ];
 const WITH_BODY = new Set<RestRoute>(['create', 'update', 'bulkUpdate', 'bulkDelete']);
 
-export default definePlugin((options: RestOptions = {}) => {
-  const settings = parseRestOptions(options);
+export default definePlugin((options: RouteOptions = {}) => {
+  const settings = parsePluginOptions('rest', routeOptions, options);
   let kernel: Kernel;
   /** The data prefix as served (basePath included), set in register. */
   let base: string;

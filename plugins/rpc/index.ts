@@ -1,15 +1,12 @@
 /** The JSON-RPC protocol: `POST {path}` (default `routes.rpc`, under the instance's basePath) with {op, object, args}. */
 import type { Request, Response } from 'express';
-import { definePlugin, isAnonymous, type Kernel } from '../../kernel';
-import { assertJsonBody } from '../../kernel/protocol';
+import { definePlugin, isAnonymous, parsePluginOptions, type Kernel } from '../../kernel';
+import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 import { addRpcPaths } from './openapi';
-import { parseRpcOptions, type RpcOptions } from './options';
 
-export type { RpcOptions } from './options';
-
-export default definePlugin((options: RpcOptions = {}) => {
-  const settings = parseRpcOptions(options);
+export default definePlugin((options: RouteOptions = {}) => {
+  const settings = parsePluginOptions('rpc', routeOptions, options);
   let kernel: Kernel;
 
   async function handle(req: Request, res: Response): Promise<void> {

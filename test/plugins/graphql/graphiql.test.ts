@@ -5,14 +5,12 @@
  * headless browser with no CSP violation and its introspection query reaching the endpoint.
  */
 import { expect } from 'chai';
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { buildSchema, graphql } from 'graphql';
 import { GRAPHIQL_ASSETS, GRAPHIQL_CSP, mountGraphiQL } from '../../../plugins/graphql/graphiql';
-import { isRequired } from '../../helpers/services';
+import { chromiumOrSkip, renderedDom } from '../../helpers/chromium';
 
 const PATH = '/api/graphql';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -165,14 +163,10 @@ describe('GraphiQL page', () => {
   });
 
   describe('in a headless browser', function () {
-    const chromium = findChromium();
+    let chromium: string;
 
     before(function () {
-      if (chromium) return;
-      // No Chromium on this machine (apt-get install chromium): the checks above still hold.
-      if (isRequired('chromium')) throw new Error('REQUIRE_SERVICES names chromium, but no Chromium is installed');
-      console.log('      (skipped: no Chromium on this machine)');
-      this.skip();
+      chromium = chromiumOrSkip(this);
     });
 
     it('renders GraphiQL, which introspects the endpoint, with no CSP violation', async function () {
@@ -181,20 +175,7 @@ describe('GraphiQL page', () => {
       cspReports.length = 0;
       reportViolations = true;
       try {
-        const { stdout: dom } = await promisify(execFile)(
-          chromium!,
-          [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-dev-shm-usage',
-            '--no-first-run',
-            '--virtual-time-budget=10000',
-            '--dump-dom',
-            base + PATH,
-          ],
-          { timeout: 50_000, maxBuffer: 16 * 1024 * 1024 },
-        );
+        const dom = await renderedDom(chromium, base + PATH, 10_000);
         expect(dom).to.include('class="graphiql-container"');
         expect(dom).to.include('CodeMirror');
         expect(dom).to.not.include('Loading GraphiQL…');
@@ -211,14 +192,3 @@ describe('GraphiQL page', () => {
     });
   });
 });
-
-function findChromium(): string | undefined {
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
