@@ -4,56 +4,16 @@
  * and a write on instance B reaches a realtime subscriber and a GraphQL subscriber on instance A.
  */
 import { expect } from 'chai';
-import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RECORD_CHANGED_CHANNEL, type RecordChange } from '../../../kernel';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
+import { closedPort, Relay, until } from '../../kernel/redis/relay';
 import { startServer, USERS, type TestServer } from '../../helpers/server';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Client, SECRET, token, wsUrl } from '../realtime/helpers';
-
-class Relay {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => this.sockets.delete(s));
-      }
-      upstream.on('close', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-const until = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 describe('pubsub-redis plugin', function () {
   const servers: TestServer[] = [];
@@ -118,10 +78,7 @@ describe('pubsub-redis plugin', function () {
   });
 
   it('fails start-up naming the URL when Redis is unreachable', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const port = await closedPort();
     const err = await startServer({ plugins: { rpc: true, 'pubsub-redis': { url: `redis://127.0.0.1:${port}` } } }).catch((e: Error) => e);
     expect(err).to.be.instanceOf(Error);
     expect((err as Error).message).to.contain(`redis://127.0.0.1:${port}`);

@@ -5,85 +5,13 @@
  */
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createKernel, type Kernel } from '../../../server';
 import type { RateLimitOptions } from '../../../plugins/rate-limit';
 import { needService, probeRedis, SERVICE_URLS } from '../../helpers/services';
+import { closedPort, Relay } from '../../kernel/redis/relay';
 import { SAMPLE_METADATA, startServer } from '../../helpers/server';
 import { allowance, expectTooMany, hit, limits, startLimited, type Res } from './helpers';
 import type { TestServer } from '../../helpers/server';
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * A TCP relay in front of Redis that can be cut (connections closed, port closed) or frozen
- * (connections kept open, nothing answered), and restored on the same port.
- */
-class Relay {
-  private server?: Server;
-  private readonly pairs = new Set<{ client: Socket; upstream?: Socket }>();
-  private frozen = false;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.frozen = false;
-    const server = createServer((client) => {
-      const pair: { client: Socket; upstream?: Socket } = { client };
-      this.pairs.add(pair);
-      client.on('error', () => {});
-      client.on('close', () => {
-        this.pairs.delete(pair);
-        pair.upstream?.destroy();
-      });
-      if (this.frozen) return;
-      const upstream = connect(this.target.port, this.target.host);
-      pair.upstream = upstream;
-      upstream.on('error', () => {});
-      upstream.on('close', () => client.destroy());
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  /** Keeps every connection open but answers nothing, on old connections and new ones alike. */
-  freeze(): void {
-    this.frozen = true;
-    for (const { client, upstream } of this.pairs) {
-      if (!upstream) continue;
-      client.unpipe(upstream);
-      upstream.unpipe(client);
-    }
-  }
-
-  /** Answers again on new connections (those frozen are closed). */
-  thaw(): void {
-    this.frozen = false;
-    for (const { client } of this.pairs) client.destroy();
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const { client } of this.pairs) client.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 describe('rate-limit with a Redis store', function () {
   const prefix = `objectql-test:rate-limit:${process.pid}:${Date.now()}`;
