@@ -31,6 +31,11 @@ export interface StartOptions {
   logDestination?: KernelOptions['logDestination'];
 }
 
+/** The header that names the caller on a server started with `identityFromHeader`; none for anonymous. */
+export function identityHeader(user: object | null | undefined): Record<string, string> {
+  return user ? { 'x-test-user': JSON.stringify(user) } : {};
+}
+
 export async function startServer(config: ObjectQLConfig = {}, options: StartOptions = {}): Promise<TestServer> {
   // Each test server gets its own store: the memory driver unless the test names datasources.
   const kernel = await createKernel(

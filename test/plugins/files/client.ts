@@ -1,5 +1,5 @@
 /** A File API client for the tests: multipart uploads and downloads as a given user (X-Test-User). */
-import type { TestServer } from '../../helpers/server';
+import { identityHeader, type TestServer } from '../../helpers/server';
 
 export type FilePart = [part: string, content: Buffer | string, name: string];
 
@@ -11,7 +11,7 @@ export function form(parts: Record<string, string>, files: FilePart[]): FormData
   return f;
 }
 
-export const as = (user: object | null): Record<string, string> => (user ? { 'x-test-user': JSON.stringify(user) } : {});
+export const as = (user: object | null): Record<string, string> => identityHeader(user);
 
 export function filesClient(s: TestServer, prefix = '/api/files') {
   return {

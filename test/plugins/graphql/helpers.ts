@@ -1,6 +1,7 @@
 /** A real server with the GraphQL plugin on SQLite in memory, and a client speaking GraphQL over HTTP. */
+import WebSocket from 'ws';
 import type { User } from '../../../kernel';
-import { startServer, type TestServer } from '../../helpers/server';
+import { identityHeader, startServer, type TestServer } from '../../helpers/server';
 
 export const SQLITE = { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } } } as const;
 
@@ -17,9 +18,7 @@ export async function startGraphQLServer(
   return startServer({ plugins: { graphql: options, metadata: true, ...extraPlugins }, datasources: SQLITE }, { identityFromHeader: true });
 }
 
-export function as(user?: User): Record<string, string> {
-  return user ? { 'x-test-user': JSON.stringify(user) } : {};
-}
+export const as = (user?: User): Record<string, string> => identityHeader(user);
 
 /** POST {query, variables} to the endpoint as `user`. */
 export function gql(s: TestServer, query: string, variables?: Record<string, unknown>, user?: User, path = '/api/graphql'): Promise<Res> {
@@ -29,4 +28,27 @@ export function gql(s: TestServer, query: string, variables?: Record<string, unk
 /** GET with the given query-string parameters. */
 export function gqlGet(s: TestServer, params: Record<string, string>, user?: User, headers: Record<string, string> = {}): Promise<Res> {
   return s.request('GET', `/api/graphql?${new URLSearchParams(params).toString()}`, undefined, { ...as(user), ...headers });
+}
+
+/**
+ * Waits until the server runs `count` GraphQL subscriptions (graphql-ws acknowledges no subscribe:
+ * the server's count says when one is running). Gives up after 10 s: the test's assertions then
+ * say what is missing.
+ */
+export async function untilSubscriptions(s: TestServer, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (s.kernel.resolve('graphqlSubscriptions').open < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+}
+
+/** The HTTP status a WebSocket upgrade to `url` is refused with (undefined when it fails otherwise). */
+export function refusedUpgrade(url: string, protocol?: string): Promise<number | undefined> {
+  const ws = new WebSocket(url, protocol);
+  return new Promise((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+    ws.on('open', () => {
+      ws.close();
+      resolve(undefined);
+    });
+    ws.on('error', () => resolve(undefined));
+  });
 }

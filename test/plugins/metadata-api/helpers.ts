@@ -1,7 +1,7 @@
 /** Shared by the metadata API tests: a server with header identity, requests as a user, error checks. */
 import { expect } from 'chai';
 import type { ObjectQLConfig } from '../../../kernel';
-import { startServer, type TestServer } from '../../helpers/server';
+import { identityHeader, startServer, type TestServer } from '../../helpers/server';
 
 export type Res = { status: number; body: any };
 export type Caller = { id: string; roles: string[] } | undefined;
@@ -20,7 +20,7 @@ export function as(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  return s.request(method, path, body, user ? { ...headers, 'x-test-user': JSON.stringify(user) } : headers);
+  return s.request(method, path, body, { ...headers, ...identityHeader(user) });
 }
 
 /** A successful response: status 200, returns the body. */

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
 import type { DatasourceConfig, ObjectQLConfig } from '../../../kernel';
 import { openNamespace, requireDialect, type Namespace } from '../../drivers/sql/helpers';
-import { startServer, USERS, type TestServer } from '../../helpers/server';
+import { identityHeader, startServer, USERS, type TestServer } from '../../helpers/server';
 
 export type Res = { status: number; body: any; headers: Headers };
 export type Caller = { id: string; roles: string[] } | null;
@@ -66,8 +66,7 @@ export function od(
   user: Caller = USERS.carol,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  const identity: Record<string, string> = user ? { 'x-test-user': JSON.stringify(user) } : {};
-  return s.request(method, BASE + path, body, { ...identity, ...headers });
+  return s.request(method, BASE + path, body, { ...identityHeader(user), ...headers });
 }
 
 /** GET with query options given as pairs (encoded here). */

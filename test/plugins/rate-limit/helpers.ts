@@ -1,6 +1,6 @@
 /** Shared by the rate-limit tests: servers with small tiers, requests as a user, the headers read as numbers. */
 import { expect } from 'chai';
-import { startServer, type TestServer } from '../../helpers/server';
+import { identityHeader, startServer, type TestServer } from '../../helpers/server';
 import type { RateLimitOptions } from '../../../plugins/rate-limit';
 
 export type Res = { status: number; body: any; headers: Headers };
@@ -23,7 +23,7 @@ export function hit(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  return s.request(method, path, body, { ...headers, ...(user ? { 'x-test-user': JSON.stringify(user) } : {}) });
+  return s.request(method, path, body, { ...headers, ...identityHeader(user) });
 }
 
 export interface Limits {

@@ -1,6 +1,6 @@
 /** Shared by the REST tests: requests as a given user (X-Test-User, see startServer's identityFromHeader) and checks. */
 import { expect } from 'chai';
-import { startServer, USERS, type TestServer } from '../../helpers/server';
+import { identityHeader, startServer, USERS, type TestServer } from '../../helpers/server';
 
 export type Res = { status: number; body: any; headers: Headers };
 export type Caller = { id: string; roles: string[] } | null;
@@ -22,8 +22,7 @@ export function rest(
   user: Caller = USERS.carol,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  const identity: Record<string, string> = user ? { 'x-test-user': JSON.stringify(user) } : {};
-  return s.request(method, s.kernel.http.routes.data + path, body, { ...identity, ...headers });
+  return s.request(method, s.kernel.http.routes.data + path, body, { ...identityHeader(user), ...headers });
 }
 
 /** GET with query parameters given as pairs (encoded here). */
