@@ -8,8 +8,7 @@
  * starts from are the openapi plugin's own routes (the document and the docs page), which are
  * public routes and not limited; the plugin notes them with a first tap and leaves them alone.
  */
-import type { OpenAPIDocument } from '../../kernel/protocol';
-import { schemaRef } from '../../kernel/protocol';
+import { schemaRef, type OpenAPIDocument } from '../../kernel/protocol';
 import { HEADERS } from './headers';
 
 type PathItem = NonNullable<OpenAPIDocument['paths'][string]>;

@@ -9,8 +9,7 @@
  * same input from every protocol with the same message.
  */
 import { ObjectQLError, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
-import { parseFilter } from '../../kernel/protocol';
-import { assertSpecExpand, listOptions, parseSort, type ListInput } from '../../kernel/protocol';
+import { assertSpecExpand, listOptions, parseFilter, parseSort, type ListInput } from '../../kernel/protocol';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
 export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxFilterDepth' | 'maxFilterConditions'>;
