@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   STORAGE_QUOTA_EXCEEDED: 507,
   FILE_NOT_FOUND: 404,
   FILE_ACCESS_DENIED: 403,
+  // Beside the spec's table: a dependency (a datasource, Redis) that is down or timed out. Retry later.
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
