@@ -102,6 +102,8 @@ export const configSchema = z.strictObject({
       maxFilterConditions: z.number().int().positive().default(200),
       maxBulkItems: z.number().int().positive().default(1000),
       maxBodyBytes: z.number().int().positive().default(1_048_576),
+      /** Nesting of arrays and objects in any JSON input (bodies, query-string JSON, JSON values), checked before anything recurses over it. */
+      maxJsonDepth: z.number().int().positive().default(64),
     })
     .default({
       defaultTop: 100,
@@ -111,6 +113,7 @@ export const configSchema = z.strictObject({
       maxFilterConditions: 200,
       maxBulkItems: 1000,
       maxBodyBytes: 1_048_576,
+      maxJsonDepth: 64,
     }),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),

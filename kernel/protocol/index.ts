@@ -6,6 +6,7 @@
  */
 export { listOptions, type ListInput } from './list-options';
 export { assertJsonBody, isJsonContentType, jsonBodyProblem } from './json-body';
+export { assertJsonTextDepth, assertValueDepth, jsonTextDepth, valueDepth } from './json-depth';
 export { decodeJsonFields, fromJsonText, isJsonTextField, toJsonText } from './json-text';
 export { listenOnOwnPort, type OwnPortServer } from './own-port';
 export { portOption, routeOptions, type RouteOptions } from './options';
