@@ -1,8 +1,9 @@
 /**
- * Which metadata types a folder may hold: the spec's types (docs/spec.md, "Metadata definition
- * files"), the two code kinds, and the custom types the config declares (`metadataTypes`). A file
- * of any other type stops start-up: one letter off a known type (`invoice.permissions.yml`) would
- * otherwise load as a custom type and the object would run without its permissions.
+ * Which metadata types a folder may hold: the spec's types
+ * (docs/spec.md, "Metadata definition files"), the two code kinds, and the custom types the
+ * config declares (`metadataTypes`). A file of any other type stops start-up: one letter off a
+ * known type (`invoice.permissions.yml`) would otherwise load as a custom type and the object
+ * would run without its permissions.
  */
 import { distance } from 'fastest-levenshtein';
 
