@@ -24,7 +24,9 @@ export default {
     realtime: true, // ws://localhost:3000/api/realtime
     files: true, // /api/files: upload, download, thumbnails (stored in ./uploads)
     auth: {
-      // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles.
+      // Bearer JWTs signed with this secret (HS256), `sub` as the user id and `roles` as roles. The
+      // fallback is public: the server warns about it at start and refuses it unless NODE_ENV is
+      // development or test (`npm start` sets development).
       jwt: { secret: process.env.OBJECTQL_JWT_SECRET ?? 'development-secret-change-me-0123456789' },
       // X-API-Key: one per sample user. In production, keep only hashes: `objectql hash-key`.
       apiKeys: [

@@ -166,6 +166,7 @@ export class Kernel {
 
       const registry = await MetadataRegistry.load(this.config.metadata, {
         logger: this.logger,
+        customTypes: this.config.metadataTypes,
         onChange: (change) => this.hooks.metadataChanged.call(change),
       });
       this.provide('registry', registry);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customTypeProblem } from '../metadata/metadata-types';
 
 // Plain path segments only: express would read ( ) * : { } as route syntax, and '//' would collapse to nothing.
 const prefix = z
@@ -53,6 +54,15 @@ export const configSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Metadata folders, searched recursively; relative to the config file's folder. */
   metadata: z.array(z.string()).default(['./metadata']),
+  /** Custom metadata types (`<id>.<type>.yml`) loaded besides the spec's; a file of any other type stops start-up. */
+  metadataTypes: z
+    .array(
+      z.string().superRefine((type, ctx) => {
+        const problem = customTypeProblem(type);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .default([]),
   datasources: z
     .record(z.string(), z.looseObject({ driver: z.string().min(1) }))
     // The embedded default: a SQLite file beside the config, no external service.

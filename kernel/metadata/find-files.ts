@@ -1,10 +1,13 @@
 /**
  * Finds the metadata files of a set of folders: `<identifier>.<type>.yml|yaml` and
  * `<object>.hook|action.(ts|js)`, searched recursively, skipping node_modules and dot folders.
- * Other files (README, helper modules imported by hooks) are not metadata and are left alone.
+ * Other files (README, helper modules imported by hooks) are not metadata and are left alone,
+ * unless their name is a near miss of a metadata file's (`invoice.hooks.ts`,
+ * `invoice.permission.json`), and a YAML file of a type that is not known stops start-up.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { MetadataTypes } from './metadata-types';
 import type { ProblemList } from './problems';
 
 export type CodeKind = 'hook' | 'action';
@@ -20,10 +23,19 @@ export interface FoundFile {
 
 const YAML_FILE = /\.ya?ml$/i;
 const CODE_FILE = /^(.+)\.(hook|action)\.(ts|js|mts|cts|mjs|cjs)$/;
+/** Any `<identifier>.<type>.<code extension>`: checked for a near miss of a hook or action file. */
+const TYPED_CODE_FILE = /^(.+)\.([^.]+)\.(ts|js|mts|cts|mjs|cjs)$/i;
+const TYPED_JSON_FILE = /^(.+)\.([^.]+)\.json$/i;
 
-export function findMetadataFiles(folders: string[], problems: ProblemList): FoundFile[] {
-  const found: FoundFile[] = [];
-  const seenDirs = new Set<string>();
+interface Walk {
+  found: FoundFile[];
+  seenDirs: Set<string>;
+  problems: ProblemList;
+  types: MetadataTypes;
+}
+
+export function findMetadataFiles(folders: string[], problems: ProblemList, types: MetadataTypes): FoundFile[] {
+  const walk: Walk = { found: [], seenDirs: new Set<string>(), problems, types };
   for (const folder of folders) {
     const root = path.resolve(folder);
     let stat: fs.Stats;
@@ -37,12 +49,13 @@ export function findMetadataFiles(folders: string[], problems: ProblemList): Fou
       problems.add(root, [], 'metadata folder is not a directory');
       continue;
     }
-    walk(root, found, seenDirs, problems);
+    walkDir(root, walk);
   }
-  return found;
+  return walk.found;
 }
 
-function walk(dir: string, found: FoundFile[], seenDirs: Set<string>, problems: ProblemList): void {
+function walkDir(dir: string, walk: Walk): void {
+  const { seenDirs, problems } = walk;
   const real = fs.realpathSync(dir);
   if (seenDirs.has(real)) return;
   seenDirs.add(real);
@@ -69,15 +82,15 @@ function walk(dir: string, found: FoundFile[], seenDirs: Set<string>, problems: 
       }
     }
     if (isDir) {
-      if (entry.name !== 'node_modules') walk(full, found, seenDirs, problems);
+      if (entry.name !== 'node_modules') walkDir(full, walk);
     } else if (isFile) {
-      const hit = classify(full, entry.name, problems);
-      if (hit) found.push(hit);
+      const hit = classify(full, entry.name, walk);
+      if (hit) walk.found.push(hit);
     }
   }
 }
 
-function classify(file: string, name: string, problems: ProblemList): FoundFile | undefined {
+function classify(file: string, name: string, { problems, types }: Walk): FoundFile | undefined {
   if (YAML_FILE.test(name)) {
     const stem = name.replace(YAML_FILE, '');
     const dot = stem.lastIndexOf('.');
@@ -89,9 +102,21 @@ function classify(file: string, name: string, problems: ProblemList): FoundFile 
       );
       return undefined;
     }
-    return { file, kind: 'yaml', identifier: stem.slice(0, dot), type: stem.slice(dot + 1) };
+    const identifier = stem.slice(0, dot);
+    const type = stem.slice(dot + 1);
+    const problem = types.yamlProblem(identifier, type, name.slice(stem.length));
+    if (problem) {
+      problems.add(file, [], problem);
+      return undefined;
+    }
+    return { file, kind: 'yaml', identifier, type };
   }
   const code = CODE_FILE.exec(name);
   if (code) return { file, kind: 'code', identifier: code[1], type: code[2] };
+  const typedCode = TYPED_CODE_FILE.exec(name);
+  const typedJson = TYPED_JSON_FILE.exec(name);
+  const problem =
+    (typedCode && types.codeProblem(typedCode[1], typedCode[2])) || (typedJson && types.jsonProblem(typedJson[1], typedJson[2]));
+  if (problem) problems.add(file, [], problem);
   return undefined;
 }

@@ -12,6 +12,7 @@ import { deriveFieldValidations } from './field-validations';
 import { findMetadataFiles, type FoundFile } from './find-files';
 import { createCodeImporter, importCode, readActionModule, readHookModule, type CodeAction, type HookModule } from './load-code';
 import { mergeActions } from './merge-actions';
+import { customTypeProblem, MetadataTypes } from './metadata-types';
 import { parsePermissions } from './permission-schema';
 import { ProblemList } from './problems';
 import { readYaml } from './read-yaml';
@@ -24,6 +25,8 @@ export type { HookModule } from './load-code';
 
 export interface LoadOptions {
   logger?: Logger;
+  /** Custom metadata types (config `metadataTypes`): besides the spec's, the only YAML types loaded. */
+  customTypes?: readonly string[];
   /** Told of every change made at run time (the metadata API's label/description update). */
   onChange?: (change: MetadataChange) => void;
 }
@@ -66,8 +69,13 @@ export class MetadataRegistry {
 
   /** Loads the given (absolute) folders; throws MetadataError listing every problem found. */
   static async load(folders: string[], options: LoadOptions = {}): Promise<MetadataRegistry> {
+    const customTypes = options.customTypes ?? [];
+    for (const type of customTypes) {
+      const problem = customTypeProblem(type);
+      if (problem) throw new TypeError(`customTypes (config metadataTypes): ${problem}`);
+    }
     const problems = new ProblemList();
-    const found = dropDuplicates(findMetadataFiles(folders, problems), problems);
+    const found = dropDuplicates(findMetadataFiles(folders, problems, new MetadataTypes(customTypes)), problems);
 
     // 1. YAML files: parse, check `name:`, keep every one as an entry of its type.
     const yamlFiles: LoadedYaml[] = [];

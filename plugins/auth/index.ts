@@ -7,6 +7,7 @@
 import { definePlugin, type Kernel } from '../../kernel';
 import { ApiKeyTable } from './api-keys';
 import { Authenticator } from './authenticator';
+import { describeEnv, DEVELOPMENT_SECRET_WARNING, isDevelopment, refuseDevelopmentSecret, usesDevelopmentSecret } from './development';
 import { createJwtVerifier } from './jwt';
 import { MemorySessionStore } from './memory-store';
 import { addSessionPaths } from './openapi';
@@ -32,6 +33,7 @@ const AUTHENTICATE_STAGE = 100;
 
 export default definePlugin((input: AuthOptions = {}) => {
   const options = parseAuthOptions(input);
+  refuseDevelopmentSecret(options.jwt);
   const jwt = options.jwt && createJwtVerifier(options.jwt);
   const apiKeys = options.apiKeys && new ApiKeyTable(options.apiKeys);
   let kernel: Kernel;
@@ -110,9 +112,10 @@ export default definePlugin((input: AuthOptions = {}) => {
   }
 
   function warnAboutDevelopmentSettings(): void {
-    const env = process.env.NODE_ENV;
-    if (env === 'development' || env === 'test') return;
-    const where = `NODE_ENV is ${env ? `'${env}'` : 'not set'}`;
+    // Loud in development too: it is the one setting that hands out admin access.
+    if (usesDevelopmentSecret(options.jwt)) kernel.logger.warn(DEVELOPMENT_SECRET_WARNING);
+    if (isDevelopment()) return;
+    const where = describeEnv();
     if (apiKeys?.plainCount) {
       kernel.logger.warn(
         `auth: ${apiKeys.plainCount} API key(s) are configured in plain text (apiKeys[].key) while ${where}; configure keyHash instead (objectql hash-key)`,

@@ -1,7 +1,8 @@
 /**
  * Bearer tokens: a JWT verified with jose against the configured key, allowed algorithms (never
- * `none`), issuer, audience and `exp` / `nbf` with a clock tolerance, then turned into the user
- * context. Refusals carry a reason in general terms; the token is never repeated.
+ * `none`), issuer, audience, `exp` (required unless `requireExp: false`), `nbf` and `iat` (not in
+ * the future) with a clock tolerance, then turned into the user context. Refusals carry a reason
+ * in general terms; the token is never repeated.
  */
 import { jwtVerify, type JWTVerifyOptions } from 'jose';
 import type { Logger } from 'pino';
@@ -23,6 +24,7 @@ export function createJwtVerifier(jwt: JwtOptions): JwtVerifier {
   const options: JWTVerifyOptions = {
     algorithms,
     clockTolerance: jwt.clockTolerance,
+    ...(jwt.requireExp ? { requiredClaims: ['exp'] } : {}),
     ...(jwt.issuer !== undefined ? { issuer: jwt.issuer } : {}),
     ...(jwt.audience !== undefined ? { audience: jwt.audience } : {}),
   };
@@ -38,6 +40,10 @@ export function createJwtVerifier(jwt: JwtOptions): JwtVerifier {
         if (rejection instanceof ObjectQLError) log().error({ err }, 'Bearer token could not be verified');
         throw rejection;
       }
+      // jose checks `iat` against the clock only with maxTokenAge; a token from the future would outlive its issuer's intent.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + jwt.clockTolerance) {
+        throw new CredentialRejected('bearer', "issued in the future ('iat' claim)");
+      }
       return userFromClaims(payload, jwt.idClaim, jwt.rolesClaim);
     },
   };
@@ -45,7 +51,7 @@ export function createJwtVerifier(jwt: JwtOptions): JwtVerifier {
 
 /** jose's error → a reason the caller may read; failures to fetch signing keys are the server's. */
 function toRejection(err: unknown): Error {
-  const { code, claim } = (err ?? {}) as { code?: string; claim?: string };
+  const { code, claim, reason } = (err ?? {}) as { code?: string; claim?: string; reason?: string };
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return new CredentialRejected('bearer', 'expired');
@@ -53,6 +59,7 @@ function toRejection(err: unknown): Error {
       if (claim === 'nbf') return new CredentialRejected('bearer', 'not yet valid');
       if (claim === 'iss') return new CredentialRejected('bearer', 'issuer not accepted');
       if (claim === 'aud') return new CredentialRejected('bearer', 'audience not accepted');
+      if (claim === 'exp' && reason === 'missing') return new CredentialRejected('bearer', "it never expires (no 'exp' claim)");
       return new CredentialRejected('bearer', `its '${claim ?? 'unknown'}' claim is invalid`);
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return new CredentialRejected('bearer', 'bad signature');

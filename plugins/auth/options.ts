@@ -55,6 +55,8 @@ const jwtSchema = z
         .min(0, 'must not be negative')
         .max(3600, 'must be at most 3600 seconds')
         .default(30),
+      /** Refuse tokens without an `exp` claim: one that never expires is a credential forever. */
+      requireExp: z.boolean({ error: 'must be true or false' }).default(true),
       idClaim: nonEmpty('a claim name').default('sub'),
       rolesClaim: nonEmpty('a claim name or a dotted path such as realm_access.roles').default('roles'),
     },

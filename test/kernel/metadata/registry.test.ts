@@ -12,7 +12,7 @@ describe('metadata registry: a valid application', () => {
   const apps = new TempApps();
 
   before(async () => {
-    registry = await MetadataRegistry.load([VALID]);
+    registry = await MetadataRegistry.load([VALID], { customTypes: ['widget'] });
   });
   after(() => apps.cleanup());
 
@@ -175,7 +175,7 @@ describe('metadata registry: a valid application', () => {
     expect(registry.object('author')!.actions).to.deep.equal({});
   });
 
-  it('keeps every type as entries, unknown types included', () => {
+  it('keeps every type as entries, declared custom types included', () => {
     expect(registry.types()).to.deep.equal(['app', 'data', 'menu', 'object', 'permission', 'validation', 'widget']);
     expect(registry.entries('widget')).to.deep.equal([
       { type: 'widget', id: 'shelf', content: { size: 3, name: 'shelf' }, source: path.join(VALID, 'shelf.widget.yml') },
@@ -195,7 +195,7 @@ describe('metadata registry: a valid application', () => {
   });
 
   it('setObjectInfo updates the definition and its entry, in this registry only', async () => {
-    const other = await MetadataRegistry.load([VALID]);
+    const other = await MetadataRegistry.load([VALID], { customTypes: ['widget'] });
     other.setObjectInfo('author', { label: 'Writer', description: 'Who wrote it' });
     expect(other.object('author')).to.include({ label: 'Writer', description: 'Who wrote it' });
     expect(other.entry('object', 'author')!.content).to.include({ label: 'Writer', description: 'Who wrote it' });

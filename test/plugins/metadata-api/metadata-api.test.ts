@@ -26,7 +26,7 @@ describe('metadata API (HTTP)', () => {
     dir = mkdtempSync(join(tmpdir(), 'objectql-metadata-api-'));
     writeFileSync(join(dir, 'ops.dashboard.yml'), 'label: Operations\nwidgets: [open_projects, overdue_tasks]\n');
     writeFileSync(join(dir, 'onboarding.checklist.yml'), '- sign contract\n- kick-off\n');
-    s = await startMetadataServer({ metadata: [SAMPLE_METADATA, dir] });
+    s = await startMetadataServer({ metadata: [SAMPLE_METADATA, dir], metadataTypes: ['dashboard', 'checklist'] });
   });
   after(async () => {
     await s?.stop();
