@@ -16,7 +16,7 @@ import { orderSql, whereSql } from './filter-sql';
 import { frag, ident, join, sql, type Frag } from './fragment';
 import { columnScope, type Db } from './query-sql';
 import type { TableInfo } from './table-info';
-import { decodeValue } from './values';
+import { decodeValue, scalarText } from './values';
 
 function aggregateExpr(spec: AggregateSpec, info: TableInfo): Frag {
   if (spec.field === undefined) return frag('COUNT(*)');
@@ -50,7 +50,7 @@ function selectExpr(spec: AggregateSpec, info: TableInfo, dialect: SqlDialect): 
 function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown, count: unknown): unknown {
   if (spec.func === 'count') return raw === null || raw === undefined ? 0 : Number(raw);
   if (raw === null || raw === undefined) return null;
-  if (spec.func === 'avg' && isExact(spec, info)) return decimalAverage(typeof raw === 'number' ? raw : String(raw), Number(count));
+  if (spec.func === 'avg' && isExact(spec, info)) return decimalAverage(typeof raw === 'number' ? raw : scalarText(raw), Number(count));
   if (spec.func === 'sum' || spec.func === 'avg' || spec.field === undefined) return Number(raw);
   return decodeValue(info.family(spec.field), raw);
 }

@@ -60,7 +60,7 @@ for (const label of ['memory', ...DIALECTS] as const) {
       expect(viaRpc.items).to.deep.equal([{ n: 2, total: 0.3, mean: 0.15, least: 0.1, most: 0.2 }]);
 
       const qs = new URLSearchParams({ filter: JSON.stringify(filters), aggregate: JSON.stringify(MONEY) });
-      const viaRest = await fetch(`${s.url}${s.kernel.http.routes.data}/expense?${qs}`, { headers: identityHeader(carol) });
+      const viaRest = await fetch(`${s.url}${s.kernel.http.routes.data}/expense?${qs.toString()}`, { headers: identityHeader(carol) });
       const text = await viaRest.text();
       expect(viaRest.status, text).to.equal(200);
       // The spec's shape: numbers, not decimal strings.

@@ -95,13 +95,13 @@ export abstract class SqlDialect {
   }
 
   /** A table's exact decimal columns with their precision and scale (unconstrained ones left out). */
-  async decimalColumns(_knex: Knex, _table: string): Promise<Map<string, DecimalSpec>> {
-    return new Map();
+  decimalColumns(_knex: Knex, _table: string): Promise<Map<string, DecimalSpec>> {
+    return Promise.resolve(new Map<string, DecimalSpec>());
   }
 
   /** How many stored values of a column a decimal column of this spec could not hold exactly. */
-  async decimalMisfits(_knex: Knex, _table: string, _column: string, _spec: DecimalSpec): Promise<number> {
-    return 0;
+  decimalMisfits(_knex: Knex, _table: string, _column: string, _spec: DecimalSpec): Promise<number> {
+    return Promise.resolve(0);
   }
 
   /** Converts a column to the decimal type of this spec, keeping each value's decimal digits (decimalMisfits is 0). */
