@@ -1,7 +1,7 @@
 /** find and count as single SQL statements: projection, WHERE, ORDER BY, LIMIT / OFFSET. */
 import type { Knex } from 'knex';
 import { ObjectQLError, validationError } from '../../kernel';
-import { decimalMisfit, decimalSpec } from './decimal';
+import { decimalMisfit } from './decimal';
 import type { DbRecord, Filter, Query } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 import { orderSql, whereSql, type ColumnScope } from './filter-sql';
@@ -60,11 +60,11 @@ export function encodeRow(info: TableInfo, dialect: SqlDialect, data: DbRecord):
     if (!info.families.has(key)) {
       throw new ObjectQLError('INVALID_REQUEST', `Unknown field '${key}' on object '${info.object}'`, { object: info.object, field: key });
     }
-    const family = info.family(key);
-    // Out of a decimal column's range: refused on every engine alike, never rounded.
-    const misfit = family === 'decimal' && typeof value === 'number' ? decimalMisfit(value, decimalSpec(info.field(key))!) : undefined;
+    // Out of a decimal column's range: refused (on every engine alike for decimal fields), never rounded.
+    const limit = typeof value === 'number' ? info.decimalLimit(key) : undefined;
+    const misfit = limit ? decimalMisfit(value as number, limit) : undefined;
     if (misfit) throw validationError({ [key]: misfit });
-    out[key] = encodeValue(dialect, family, value);
+    out[key] = encodeValue(dialect, info.family(key), value);
   }
   return out;
 }

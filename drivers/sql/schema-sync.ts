@@ -59,6 +59,7 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
         t.primary(['id'], primaryKeyName(info.table, dialect.maxIdentifier));
       });
       ctx.logger.info({ object: info.object, table: info.table }, 'sql: created table');
+      await readDecimalColumns(ctx, info);
       return;
     } catch (err) {
       // Another process may have created it meanwhile: then go on and check its columns.
@@ -96,6 +97,13 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
     }
     ctx.logger.info({ object: info.object, columns: missing }, 'sql: added columns');
   }
+  await readDecimalColumns(ctx, info);
+}
+
+/** Remembers the decimal columns as they now are: writes are checked against them (never rounded). */
+async function readDecimalColumns(ctx: SyncContext, info: TableInfo): Promise<void> {
+  info.decimalColumns.clear();
+  for (const [column, spec] of await ctx.dialect.decimalColumns(ctx.knex, info.table)) info.decimalColumns.set(column, spec);
 }
 
 /**

@@ -137,6 +137,29 @@ describeDialects('sql decimal fields', (ns, label) => {
     }
   });
 
+  it('refuses, never rounds, a value a decimal column left by an earlier scale cannot hold', async () => {
+    const first = await open(ns(), NOW);
+    await first.create(BILL, { id: 'a', price: 1.25 });
+    await first.disconnect();
+
+    const plain = bill(field('amount', 'currency'), field('price', 'number'));
+    const ds = await open(ns(), plain);
+    try {
+      const write = ds.create(BILL, { id: 'b', price: 0.125 });
+      if (native) {
+        const error = await rejection(write);
+        expect(error).to.have.property('code', 'VALIDATION_ERROR');
+        expect(error).to.have.nested.property('details.fields.price').that.contains('and 2 after');
+      } else {
+        await write;
+        expect((await ds.find(BILL, { filter: { field: 'id', op: 'eq', value: 'b' } }))[0].price).to.equal(0.125);
+      }
+      expect((await ds.find(BILL, { filter: { field: 'id', op: 'eq', value: 'a' } }))[0].price).to.equal(1.25);
+    } finally {
+      await ds.disconnect();
+    }
+  });
+
   it('refuses a value a decimal column cannot hold exactly as VALIDATION_ERROR naming the field, on every engine alike', async () => {
     const ds = await open(ns(), NOW);
     try {
