@@ -1,4 +1,4 @@
-import { compareValues, compileFilter } from '../../kernel';
+import { DecimalSum, compareValues, compileFilter, decimalAverage } from '../../kernel';
 import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
 import { pageRows, sortRows } from './query';
 
@@ -6,6 +6,8 @@ import { pageRows, sortRows } from './query';
 interface Acc {
   count: number;
   sum: number;
+  /** The exact sum of a decimal field's values (kernel/query/decimal.ts). */
+  exact: DecimalSum | undefined;
   best: unknown;
 }
 
@@ -17,8 +19,10 @@ function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
   const v = row[spec.field];
   if (v === null || v === undefined) return;
   acc.count += 1;
-  if (spec.func === 'sum' || spec.func === 'avg') acc.sum += Number(v);
-  else if (
+  if (spec.func === 'sum' || spec.func === 'avg') {
+    if (acc.exact) acc.exact.add(v);
+    else acc.sum += Number(v);
+  } else if (
     spec.func === 'min'
       ? acc.count === 1 || compareValues(v, acc.best) < 0
       : spec.func === 'max' && (acc.count === 1 || compareValues(v, acc.best) > 0)
@@ -29,6 +33,10 @@ function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
 function result(spec: AggregateSpec, acc: Acc): unknown {
   if (spec.func === 'count') return acc.count;
   if (acc.count === 0) return null;
+  if (acc.exact && (spec.func === 'sum' || spec.func === 'avg')) {
+    const sum = acc.exact.value ?? '0';
+    return spec.func === 'sum' ? Number(sum) : decimalAverage(sum, acc.count);
+  }
   if (spec.func === 'sum') return acc.sum;
   if (spec.func === 'avg') return acc.sum / acc.count;
   return acc.best;
@@ -36,14 +44,21 @@ function result(spec: AggregateSpec, acc: Acc): unknown {
 
 /**
  * GROUP BY over rows in one pass. Without groupBy there is always exactly one result row (count 0
- * and null sums over no rows, as in SQL); with groupBy, a null key is a group of its own.
+ * and null sums over no rows, as in SQL); with groupBy, a null key is a group of its own. Sums and
+ * averages of the `decimals` fields are exact.
  */
-export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery): DbRecord[] {
+export function aggregateRows(rows: Iterable<DbRecord>, query: AggregateQuery, decimals: ReadonlySet<string> = new Set()): DbRecord[] {
   const matches = compileFilter(query.filter);
   const groupBy = query.groupBy ?? [];
   const specs = query.aggregate;
   const groups = new Map<unknown, { first: DbRecord | undefined; accs: Acc[] }>();
-  const newGroup = (first: DbRecord | undefined) => ({ first, accs: specs.map(() => ({ count: 0, sum: 0, best: undefined })) });
+  const newAcc = (spec: AggregateSpec): Acc => ({
+    count: 0,
+    sum: 0,
+    exact: spec.field !== undefined && decimals.has(spec.field) ? new DecimalSum() : undefined,
+    best: undefined,
+  });
+  const newGroup = (first: DbRecord | undefined) => ({ first, accs: specs.map(newAcc) });
   if (groupBy.length === 0) groups.set('', newGroup(undefined));
   // One field: its value is the key (null and undefined meet); several: a JSON key.
   const keyOf =

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Mutex } from 'async-mutex';
-import { ObjectQLError, compileFilter } from '../../kernel';
+import { ObjectQLError, compileFilter, isDecimalField } from '../../kernel';
 import type { Datasource, DbRecord, DriverCapabilities, Transaction, ObjectDefinition, AggregateQuery, Filter, Query } from '../../kernel';
 import { aggregateRows } from './aggregate';
 import { checkUnique, conflict, uniqueKeys } from './constraints';
@@ -32,6 +32,8 @@ export class MemoryDatasource implements Datasource {
   readonly capabilities: DriverCapabilities = { transactions: true, aggregation: true, fullTextSearch: false };
   private readonly tables = new Map<string, Table>();
   private readonly unique = new Map<string, string[][]>();
+  // Per object, the fields whose sums and averages are exact decimals (kernel/query/decimal.ts).
+  private readonly decimals = new Map<string, ReadonlySet<string>>();
   private readonly mutex = new Mutex();
   // Detects a nested transaction() call, which would otherwise wait on the mutex forever.
   private readonly currentTx = new AsyncLocalStorage<MemoryTransaction>();
@@ -47,6 +49,7 @@ export class MemoryDatasource implements Datasource {
       for (const def of objects) {
         this.table(def.name);
         this.unique.set(def.name, uniqueKeys(def));
+        this.decimals.set(def.name, new Set(Object.keys(def.fields).filter((name) => isDecimalField(def.fields[name]))));
       }
     });
   }
@@ -105,7 +108,8 @@ export class MemoryDatasource implements Datasource {
   }
 
   aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
-    return settled(() => structuredClone(aggregateRows(this.rows(object, this.useTx(tx)), query)));
+    const decimals = this.decimals.get(object) ?? new Set<string>();
+    return settled(() => structuredClone(aggregateRows(this.rows(object, this.useTx(tx)), query, decimals)));
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -10,6 +10,9 @@
  *   count(field) sums 1 for each non-null value; sum is `$sum` plus a count of non-null values,
  *   turned into null when that count is 0 (MongoDB's `$sum` over nothing is 0); avg, min and max
  *   ignore nulls and give null over nothing by themselves.
+ * - Over a decimal field (the kernel's isDecimalField: currency, or a declared scale) sum and avg
+ *   add `$toDecimal` values (a double becomes its decimal digits, 15 significant ones), and avg is
+ *   that exact sum divided by the count of values; the Decimal128 results come back as numbers.
  * - `$project` renames positions to the output names; `$sort` then sorts by group fields and
  *   aliases, which MongoDB orders with nulls first ascending and last descending (sort-mongo.ts).
  *   The group fields the sort does not name are appended as tie-breakers: `$group` emits groups in
@@ -18,7 +21,7 @@
  *   one row (count 0, null elsewhere); that row is made here, and skip/top apply to the single
  *   row in finishAggregate rather than in the pipeline.
  */
-import type { Document } from 'mongodb';
+import { Decimal128, type Document } from 'mongodb';
 import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
 import { toMongoFilter } from './filter-mongo';
 import { toMongoSort } from './sort-mongo';
@@ -37,9 +40,20 @@ function present(field: string): Document {
   return { $cond: [{ $eq: [{ $ifNull: [`$${fieldPath(field)}`, null] }, null] }, 0, 1] };
 }
 
-function accumulator(spec: AggregateSpec): Document {
+/** Sum and avg over a decimal field: decimal arithmetic. */
+function isExact(spec: AggregateSpec, decimals: ReadonlySet<string>): boolean {
+  return (spec.func === 'sum' || spec.func === 'avg') && spec.field !== undefined && decimals.has(spec.field);
+}
+
+/** Accumulators whose output needs the count of non-null values beside them (`n<i>`). */
+function counted(spec: AggregateSpec, decimals: ReadonlySet<string>): boolean {
+  return (spec.func === 'sum' && spec.field !== undefined) || isExact(spec, decimals);
+}
+
+function accumulator(spec: AggregateSpec, decimals: ReadonlySet<string>): Document {
   if (spec.field === undefined) return { $sum: 1 };
   const value = `$${fieldPath(spec.field)}`;
+  if (isExact(spec, decimals)) return { $sum: { $toDecimal: value } };
   switch (spec.func) {
     case 'count':
       return { $sum: present(spec.field) };
@@ -55,12 +69,14 @@ function accumulator(spec: AggregateSpec): Document {
 }
 
 /** The row's value of one aggregate, from the `$group` output. */
-function output(spec: AggregateSpec, i: number): unknown {
+function output(spec: AggregateSpec, i: number, decimals: ReadonlySet<string>): unknown {
+  if (spec.func === 'avg' && isExact(spec, decimals)) return { $cond: [{ $eq: [`$n${i}`, 0] }, null, { $divide: [`$a${i}`, `$n${i}`] }] };
   if (spec.func === 'sum' && spec.field !== undefined) return { $cond: [{ $eq: [`$n${i}`, 0] }, null, `$a${i}`] };
   return `$a${i}`;
 }
 
-export function toPipeline(query: AggregateQuery): AggregatePlan {
+/** `decimals`: the object's decimal fields, whose sums and averages are exact. */
+export function toPipeline(query: AggregateQuery, decimals: ReadonlySet<string> = new Set()): AggregatePlan {
   const groupBy = query.groupBy ?? [];
   const specs = query.aggregate;
   const pipeline: Document[] = [];
@@ -69,9 +85,9 @@ export function toPipeline(query: AggregateQuery): AggregatePlan {
 
   const key = groupBy.length === 0 ? null : Object.fromEntries(groupBy.map((f, i) => [`g${i}`, { $ifNull: [`$${fieldPath(f)}`, null] }]));
   const group: Array<[string, unknown]> = [[MONGO_ID, key]];
-  for (const [i, spec] of specs.entries()) group.push([`a${i}`, accumulator(spec)]);
+  for (const [i, spec] of specs.entries()) group.push([`a${i}`, accumulator(spec, decimals)]);
   for (const [i, spec] of specs.entries()) {
-    if (spec.func === 'sum' && spec.field !== undefined) group.push([`n${i}`, { $sum: present(spec.field) }]);
+    if (counted(spec, decimals)) group.push([`n${i}`, { $sum: present(spec.field!) }]);
   }
   pipeline.push({ $group: Object.fromEntries(group) });
 
@@ -80,7 +96,7 @@ export function toPipeline(query: AggregateQuery): AggregatePlan {
   // An alias may itself be `_id`; it is then set below instead of dropped.
   if (!names.includes(MONGO_ID)) project.push([MONGO_ID, 0]);
   for (const [i, f] of groupBy.entries()) project.push([f, `$${MONGO_ID}.g${i}`]);
-  for (const [i, spec] of specs.entries()) project.push([spec.alias, output(spec, i)]);
+  for (const [i, spec] of specs.entries()) project.push([spec.alias, output(spec, i, decimals)]);
   pipeline.push({ $project: Object.fromEntries(project) });
 
   const skip = Math.max(0, Math.trunc(query.skip ?? 0));
@@ -99,10 +115,16 @@ export function toPipeline(query: AggregateQuery): AggregatePlan {
   return { pipeline, none: top === 0, single: undefined };
 }
 
+/** A Decimal128 (an exact sum or average) as the nearest number; anything else as it is. */
+function plain(value: unknown): unknown {
+  return value instanceof Decimal128 ? Number(value.toString()) : value;
+}
+
 /** The rows of a pipeline's result as the contract wants them. */
 export function finishAggregate(rows: Document[], plan: AggregatePlan): DbRecord[] {
-  if (!plan.single) return rows;
+  const numbers = rows.map((row): DbRecord => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
+  if (!plan.single) return numbers;
   const { empty, skip, top } = plan.single;
-  const all = rows.length > 0 ? (rows as DbRecord[]) : [empty];
+  const all = numbers.length > 0 ? numbers : [empty];
   return all.slice(skip, top === undefined ? undefined : skip + top);
 }

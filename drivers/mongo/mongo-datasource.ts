@@ -1,6 +1,6 @@
 import { MongoClient, type ClientSession, type Collection, type Db, type Document } from 'mongodb';
 import type { Logger } from 'pino';
-import { ObjectQLError, PluginError } from '../../kernel';
+import { ObjectQLError, PluginError, isDecimalField } from '../../kernel';
 import type { AggregateQuery, Datasource, DbRecord, DriverCapabilities, Filter, ObjectDefinition, Query, Transaction } from '../../kernel';
 import { finishAggregate, toPipeline } from './aggregate-mongo';
 import { redactUrl, type MongoDatasourceConfig } from './config';
@@ -26,6 +26,8 @@ export class MongoDatasource implements Datasource {
   private transactions = false;
   /** Per object: the driver's index names → their fields, to name them in a CONFLICT. */
   private readonly indexFields = new Map<string, Map<string, string[]>>();
+  // Per object, the fields whose sums and averages are exact decimals (kernel/query/decimal.ts).
+  private readonly decimals = new Map<string, ReadonlySet<string>>();
 
   constructor(
     readonly name: string,
@@ -87,6 +89,7 @@ export class MongoDatasource implements Datasource {
         throw toStoreError(err, this.errorContext(def.name, 'syncSchema'));
       }
       this.indexFields.set(def.name, new Map(wanted.map((w) => [w.name, w.fields])));
+      this.decimals.set(def.name, new Set(Object.keys(def.fields).filter((name) => isDecimalField(def.fields[name]))));
     }
   }
 
@@ -142,7 +145,7 @@ export class MongoDatasource implements Datasource {
 
   async aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
     return this.call(object, 'aggregate', tx, async (coll, session) => {
-      const plan = toPipeline(query);
+      const plan = toPipeline(query, this.decimals.get(object));
       if (plan.none) return [];
       return finishAggregate(await coll.aggregate(plan.pipeline, { session }).toArray(), plan);
     });

@@ -4,16 +4,19 @@
  * allows works on every engine (PostgreSQL would cut one of 64 characters). Sorting names a group
  * field or an alias; nulls first ascending, last descending. Without groupBy there is exactly one
  * row (count 0, other functions null over no rows); numbers come back as numbers, min / max in
- * the field's own type.
+ * the field's own type. Over a decimal field, sum is the dialect's exact sum and avg that sum
+ * divided by the count (kernel/query/decimal.ts), selected beside it; sorting by them uses the
+ * engine's own SUM / AVG.
  */
 import type { Knex } from 'knex';
+import { decimalAverage } from '../../kernel';
 import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 import { orderSql, whereSql } from './filter-sql';
 import { frag, ident, join, sql, type Frag } from './fragment';
 import { columnScope, type Db } from './query-sql';
 import type { TableInfo } from './table-info';
-import { decodeValue } from './values';
+import { decodeValue, scalarText } from './values';
 
 function aggregateExpr(spec: AggregateSpec, info: TableInfo): Frag {
   if (spec.field === undefined) return frag('COUNT(*)');
@@ -34,9 +37,20 @@ function aggregateExpr(spec: AggregateSpec, info: TableInfo): Frag {
   }
 }
 
-function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown): unknown {
+/** True for sum and avg over a decimal field: computed from the exact sum. */
+function isExact(spec: AggregateSpec, info: TableInfo): boolean {
+  return (spec.func === 'sum' || spec.func === 'avg') && spec.field !== undefined && info.family(spec.field) === 'decimal';
+}
+
+/** The selected expression: for exact ones the exact sum (an avg's count is selected beside it). */
+function selectExpr(spec: AggregateSpec, info: TableInfo, dialect: SqlDialect): Frag {
+  return isExact(spec, info) ? dialect.exactSum(ident(spec.field!)) : aggregateExpr(spec, info);
+}
+
+function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown, count: unknown): unknown {
   if (spec.func === 'count') return raw === null || raw === undefined ? 0 : Number(raw);
   if (raw === null || raw === undefined) return null;
+  if (spec.func === 'avg' && isExact(spec, info)) return decimalAverage(typeof raw === 'number' ? raw : scalarText(raw), Number(count));
   if (spec.func === 'sum' || spec.func === 'avg' || spec.field === undefined) return Number(raw);
   return decodeValue(info.family(spec.field), raw);
 }
@@ -55,9 +69,9 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
     expressions.set(field, ident(field));
   });
   specs.forEach((spec, i) => {
-    const expr = aggregateExpr(spec, info);
-    selects.push(sql`${expr} AS ${ident(`a${i}`)}`);
-    expressions.set(spec.alias, expr);
+    selects.push(sql`${selectExpr(spec, info, dialect)} AS ${ident(`a${i}`)}`);
+    if (spec.func === 'avg' && isExact(spec, info)) selects.push(sql`COUNT(${ident(spec.field!)}) AS ${ident(`n${i}`)}`);
+    expressions.set(spec.alias, aggregateExpr(spec, info));
   });
 
   const scope = columnScope(info, dialect);
@@ -82,7 +96,7 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
   return rows.map((row) => {
     const columns: Array<[string, unknown]> = [
       ...groupBy.map((field, i): [string, unknown] => [field, decodeValue(info.family(field), row[`g${i}`])]),
-      ...specs.map((spec, i): [string, unknown] => [spec.alias, aggregateValue(spec, info, row[`a${i}`])]),
+      ...specs.map((spec, i): [string, unknown] => [spec.alias, aggregateValue(spec, info, row[`a${i}`], row[`n${i}`])]),
     ];
     // fromEntries defines own keys: an alias such as '__proto__' is a column like any other.
     return Object.fromEntries(columns);

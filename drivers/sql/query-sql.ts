@@ -1,6 +1,7 @@
 /** find and count as single SQL statements: projection, WHERE, ORDER BY, LIMIT / OFFSET. */
 import type { Knex } from 'knex';
-import { ObjectQLError } from '../../kernel';
+import { ObjectQLError, validationError } from '../../kernel';
+import { decimalMisfit } from './decimal';
 import type { DbRecord, Filter, Query } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 import { orderSql, whereSql, type ColumnScope } from './filter-sql';
@@ -59,6 +60,10 @@ export function encodeRow(info: TableInfo, dialect: SqlDialect, data: DbRecord):
     if (!info.families.has(key)) {
       throw new ObjectQLError('INVALID_REQUEST', `Unknown field '${key}' on object '${info.object}'`, { object: info.object, field: key });
     }
+    // Out of a decimal column's range: refused (on every engine alike for decimal fields), never rounded.
+    const limit = typeof value === 'number' ? info.decimalLimit(key) : undefined;
+    const misfit = limit ? decimalMisfit(value as number, limit) : undefined;
+    if (misfit) throw validationError({ [key]: misfit });
     out[key] = encodeValue(dialect, info.family(key), value);
   }
   return out;

@@ -1,14 +1,18 @@
 /**
  * Schema sync at start-up, additive only: a new object gets its table, a new field its column
  * (nullable: `required` is the engine's business), a new index is created. Nothing is ever
- * dropped or altered. A column whose type cannot hold the field's values any more (the field's
- * type changed) stops start-up with a message naming the object, the field, the column's type
- * and the field's new type; so does a unique index that existing duplicates prevent.
+ * dropped, and only one kind of column is altered: a decimal field's floating-point (or too
+ * narrow decimal) column becomes its decimal type when every stored value fits exactly, a
+ * conversion that keeps each value's digits (otherwise it stays, with a warning; docs/adr/0035).
+ * A column whose type cannot hold the field's values any more (the field's type changed) stops
+ * start-up with a message naming the object, the field, the column's type and the field's new
+ * type; so does a unique index that existing duplicates prevent.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { PluginError } from '../../kernel';
 import type { ObjectDefinition } from '../../kernel';
+import { decimalSpec, holds, MAX_DECIMAL_SCALE } from './decimal';
 import type { SqlDialect } from './dialects/base';
 import { primaryKeyName, tableInfo, type IndexPlan, type TableInfo } from './table-info';
 import type { StorageFamily } from './values';
@@ -22,6 +26,7 @@ export interface SyncContext {
 
 export async function syncSchema(ctx: SyncContext, objects: ObjectDefinition[]): Promise<TableInfo[]> {
   const out: TableInfo[] = [];
+  for (const def of objects) checkScales(ctx, def);
   for (const def of objects) {
     const info = tableInfo(def, ctx.dialect);
     await syncTable(ctx, info);
@@ -29,6 +34,18 @@ export async function syncSchema(ctx: SyncContext, objects: ObjectDefinition[]):
     out.push(info);
   }
   return out;
+}
+
+/** A decimal column holds at most 30 decimals on MySQL: the same rule on every engine, so a config works on all. */
+function checkScales(ctx: SyncContext, def: ObjectDefinition): void {
+  for (const [name, field] of Object.entries(def.fields)) {
+    if (decimalSpec(field) && field.scale !== undefined && field.scale > MAX_DECIMAL_SCALE) {
+      throw new PluginError(
+        `Cannot sync object '${def.name}' on datasource '${ctx.datasource}': field '${name}' declares scale ${field.scale}; ` +
+          `a decimal field keeps at most ${MAX_DECIMAL_SCALE} decimal places`,
+      );
+    }
+  }
 }
 
 async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
@@ -42,6 +59,7 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
         t.primary(['id'], primaryKeyName(info.table, dialect.maxIdentifier));
       });
       ctx.logger.info({ object: info.object, table: info.table }, 'sql: created table');
+      await readDecimalColumns(ctx, info);
       return;
     } catch (err) {
       // Another process may have created it meanwhile: then go on and check its columns.
@@ -68,6 +86,7 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
       );
     }
   }
+  await upgradeDecimals(ctx, info, existing);
   if (missing.length) {
     try {
       await knex.schema.alterTable(info.table, (t) => {
@@ -78,11 +97,63 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
     }
     ctx.logger.info({ object: info.object, columns: missing }, 'sql: added columns');
   }
+  await readDecimalColumns(ctx, info);
 }
 
-/** Same family, or an integer field in a floating-point column (auto_number in a number column). */
+/** Remembers the decimal columns as they now are: writes are checked against them (never rounded). */
+async function readDecimalColumns(ctx: SyncContext, info: TableInfo): Promise<void> {
+  info.decimalColumns.clear();
+  for (const [column, spec] of await ctx.dialect.decimalColumns(ctx.knex, info.table)) info.decimalColumns.set(column, spec);
+}
+
+/**
+ * Decimal fields whose column is floating-point, or a decimal narrower than the field's: each is
+ * converted when all its values fit the decimal type exactly; otherwise it is left as it is (it
+ * keeps working, with the engine's floating-point sums) and a warning says how many values stand
+ * in the way.
+ */
+async function upgradeDecimals(ctx: SyncContext, info: TableInfo, existing: Record<string, Knex.ColumnInfo>): Promise<void> {
+  const { knex, dialect } = ctx;
+  const wanted = info.columns.filter(
+    (c) => existing[c] && info.family(c) === 'decimal' && dialect.decimalType(decimalSpec(info.field(c))!),
+  );
+  if (wanted.length === 0) return;
+  const decimals = await dialect.decimalColumns(knex, info.table);
+  for (const column of wanted) {
+    const spec = decimalSpec(info.field(column))!;
+    const have = dialect.columnFamily(existing[column]);
+    const current = decimals.get(column);
+    // An unconstrained numeric holds any value; a decimal column at least as wide needs nothing.
+    if (have === 'decimal' && (!current || holds(current, spec))) continue;
+    const type = dialect.decimalType(spec)!;
+    const where = { object: info.object, field: column, from: existing[column].type, to: type };
+    try {
+      const misfits = await dialect.decimalMisfits(knex, info.table, column, spec);
+      if (misfits > 0) {
+        ctx.logger.warn(
+          { ...where, misfits },
+          `sql: ${info.object}.${column} stays ${existing[column].type}: ${misfits} stored value(s) do not fit ${type} exactly; ` +
+            'correct them (or widen the column by hand) and restart to convert it',
+        );
+        continue;
+      }
+      await dialect.alterToDecimal(knex, info.table, column, spec);
+    } catch (err) {
+      throw failed(ctx, info, `cannot convert column '${column}' to ${type}`, err);
+    }
+    ctx.logger.info(where, 'sql: converted column to decimal');
+  }
+}
+
+/**
+ * Same family; an integer field in a floating-point or decimal column (auto_number in a number
+ * column); a number field in a decimal column; a decimal field in a floating-point column (which
+ * upgradeDecimals converts when it can, and SQLite's storage for decimals).
+ */
 function compatible(need: StorageFamily, have: StorageFamily | undefined): boolean {
-  return need === have || (need === 'integer' && have === 'number');
+  if (need === have) return true;
+  const numeric = have === 'number' || have === 'decimal';
+  return numeric && (need === 'integer' || need === 'number' || need === 'decimal');
 }
 
 async function syncIndexes(ctx: SyncContext, info: TableInfo): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FieldDefinition, ObjectDefinition } from '../../kernel';
+import { decimalSpec, type DecimalSpec } from './decimal';
 import type { SqlDialect } from './dialects/base';
 import { storageFamily, type StorageFamily } from './values';
 
@@ -25,6 +26,13 @@ export interface TableInfo {
   readonly unique: ReadonlyMap<string, readonly string[]>;
   readonly field: (name: string) => FieldDefinition | undefined;
   family(name: string): StorageFamily;
+  /** The table's decimal columns as schema sync found them (precision, scale). */
+  readonly decimalColumns: Map<string, DecimalSpec>;
+  /**
+   * What a number written to this column must fit, exactly: the column's own decimal type, else
+   * the decimal field's (the same bound on every engine); undefined when nothing bounds it.
+   */
+  decimalLimit(name: string): DecimalSpec | undefined;
 }
 
 /** `<table>_<part>…`, shortened with a hash when longer than the engine keeps. */
@@ -70,6 +78,8 @@ export function tableInfo(def: ObjectDefinition, dialect: SqlDialect): TableInfo
     ['PRIMARY', ['id']],
   ]);
   for (const plan of indexes) if (plan.unique) unique.set(plan.name, plan.fields);
+  const field = (name: string) => (Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined);
+  const decimalColumns = new Map<string, DecimalSpec>();
   return {
     object: def.name,
     table: def.name,
@@ -77,7 +87,9 @@ export function tableInfo(def: ObjectDefinition, dialect: SqlDialect): TableInfo
     families,
     indexes,
     unique,
-    field: (name) => (Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined),
+    field,
     family: (name) => families.get(name) ?? 'text',
+    decimalColumns,
+    decimalLimit: (name) => decimalColumns.get(name) ?? decimalSpec(field(name)),
   };
 }

@@ -4,11 +4,14 @@
  * `toISOString()` strings, times 'HH:MM:SS' ('.sss' when not zero). What differs per engine
  * (datetime literals on MySQL, booleans on SQLite) comes from the dialect.
  */
-import type { FieldDefinition } from '../../kernel';
+import { isDecimalField, type FieldDefinition } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 
-/** How a field is stored: each family has one column type per dialect. */
-export type StorageFamily = 'text' | 'number' | 'integer' | 'boolean' | 'date' | 'datetime' | 'time' | 'json';
+/**
+ * How a field is stored: each family has one column type per dialect (`decimal`'s carries the
+ * field's precision and scale, see decimal.ts).
+ */
+export type StorageFamily = 'text' | 'number' | 'decimal' | 'integer' | 'boolean' | 'date' | 'datetime' | 'time' | 'json';
 
 const FAMILY: Record<FieldDefinition['type'], StorageFamily> = {
   text: 'text',
@@ -42,6 +45,7 @@ export function isMultiple(field: FieldDefinition | undefined): boolean {
 export function storageFamily(field: FieldDefinition | undefined): StorageFamily {
   if (!field) return 'text';
   if (isMultiple(field)) return 'json';
+  if (isDecimalField(field)) return 'decimal';
   return FAMILY[field.type] ?? 'text';
 }
 
@@ -79,7 +83,9 @@ export function decodeValue(family: StorageFamily, raw: unknown): unknown {
     case 'boolean':
       return raw === true || raw === 1 || raw === '1' || raw === 't' || raw === 'true';
     case 'number':
+    case 'decimal':
     case 'integer':
+      // PostgreSQL's numeric and exact sums come back as decimal strings.
       return typeof raw === 'number' ? raw : Number(raw);
     case 'date':
       return raw instanceof Date ? dateOnly(raw) : scalarText(raw).slice(0, 10);

@@ -40,9 +40,8 @@ async function recomputeActualCost(api: ExpenseHookContext['api'], projectId: st
     filters: [['project', '=', projectId]],
     aggregate: [{ func: 'sum', field: 'amount', alias: 'total' }],
   });
-  const total = Number(row?.total ?? 0);
-  // Round to cents: sums of binary floating-point amounts drift (0.1 + 0.2 !== 0.3).
-  await api.repo('project').update(projectId, { actual_cost: Math.round(total * 100) / 100 });
+  // Sums of a currency field are exact decimals on every driver (0.1 + 0.2 is 0.3): no rounding.
+  await api.repo('project').update(projectId, { actual_cost: Number(row?.total ?? 0) });
 }
 
 export default {

@@ -5,6 +5,7 @@
  * expressions, the one part JavaScript can run, are also checked against compileLike.
  */
 import { expect } from 'chai';
+import { Decimal128 } from 'mongodb';
 import { ObjectQLError, compileLike, evaluateFilter } from '../../kernel';
 import type { AggregateQuery, Filter } from '../../kernel';
 import { finishAggregate, toPipeline } from '../../drivers/mongo/aggregate-mongo';
@@ -580,6 +581,43 @@ describe('mongo driver: translation', () => {
       ]);
       expect(plan.single).to.deep.equal({ empty: { n: 0, total: null }, skip: 0, top: 5 });
       expect(finishAggregate([{ n: 3, total: 9 }], plan)).to.deep.equal([{ n: 3, total: 9 }]);
+    });
+
+    it('adds a decimal field (currency, or a declared scale) as Decimal128 and averages its exact sum over the count', () => {
+      const plan = toPipeline(
+        {
+          groupBy: ['kind'],
+          aggregate: [
+            { func: 'sum', field: 'amount', alias: 'total' },
+            { func: 'avg', field: 'amount', alias: 'mean' },
+            { func: 'avg', field: 'weight', alias: 'w' },
+          ],
+        },
+        new Set(['amount']),
+      );
+      expect(plan.pipeline.slice(0, 2)).to.deep.equal([
+        {
+          $group: {
+            _id: { g0: { $ifNull: ['$kind', null] } },
+            a0: { $sum: { $toDecimal: '$amount' } },
+            a1: { $sum: { $toDecimal: '$amount' } },
+            a2: { $avg: '$weight' },
+            n0: { $sum: present('amount') },
+            n1: { $sum: present('amount') },
+          },
+        },
+        {
+          $project: {
+            _id: 0,
+            kind: '$_id.g0',
+            total: { $cond: [{ $eq: ['$n0', 0] }, null, '$a0'] },
+            mean: { $cond: [{ $eq: ['$n1', 0] }, null, { $divide: ['$a1', '$n1'] }] },
+            w: '$a2',
+          },
+        },
+      ]);
+      const rows = [{ kind: 'in', total: Decimal128.fromString('0.3'), mean: Decimal128.fromString('0.15'), w: 0.15000000000000002 }];
+      expect(finishAggregate(rows, plan)).to.deep.equal([{ kind: 'in', total: 0.3, mean: 0.15, w: 0.15000000000000002 }]);
     });
 
     it('returns exactly one row without groupBy over no documents: count 0, null elsewhere', () => {

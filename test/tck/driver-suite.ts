@@ -9,6 +9,7 @@ import { defineAttachmentTests } from './suite-attachments';
 import { defineConstraintTests } from './suite-constraints';
 import { defineCrudTests } from './suite-crud';
 import { defineFilterTests } from './suite-filters';
+import { defineMoneyTests } from './suite-money';
 import { defineQueryTests } from './suite-query';
 import { defineTransactionTests } from './suite-transactions';
 
@@ -59,6 +60,7 @@ export function runDriverSuite(label: string, makeDatasource: () => Promise<Data
     defineAttachmentTests(ctx);
     defineQueryTests(ctx);
     defineAggregateTests(ctx);
+    defineMoneyTests(ctx);
     defineConstraintTests(ctx);
     defineTransactionTests(ctx);
   });

@@ -6,6 +6,8 @@ export const ITEM = 'tck_item';
 export const OWNER = 'tck_owner';
 /** Attachment fields live on an object of their own: ITEM's and OWNER's shape is pinned by other tests. */
 export const DOC = 'tck_doc';
+/** Money: decimal fields (currency, a percent with a scale) beside a plain number. */
+export const LEDGER = 'tck_ledger';
 
 /** What the suite's tests share: the datasource of the running test. */
 export interface TckContext {
@@ -72,9 +74,19 @@ export function tckAttachmentObject(): ObjectDefinition {
   return object(DOC, [field('name', 'text'), field('contract', 'file'), field('photos', 'image', { multiple: true })]);
 }
 
+/** The object of the money tests: decimal fields (exact sums) and a plain number (binary floating point). */
+export function tckLedgerObject(): ObjectDefinition {
+  return object(LEDGER, [
+    field('kind', 'select', { options: options('in', 'out') }),
+    field('amount', 'currency'),
+    field('rate', 'percent', { scale: 4 }),
+    field('weight', 'number'),
+  ]);
+}
+
 /** Every object the driver suite syncs. */
 export function suiteObjects(): ObjectDefinition[] {
-  return [...tckObjects(), tckAttachmentObject()];
+  return [...tckObjects(), tckAttachmentObject(), tckLedgerObject()];
 }
 
 /**
@@ -160,7 +172,7 @@ export async function seedItems(ds: Datasource): Promise<void> {
 
 /** Deletes every record of the suite's objects, through the interface only. */
 export async function clearAll(ds: Datasource): Promise<void> {
-  for (const name of [ITEM, OWNER, DOC]) {
+  for (const name of [ITEM, OWNER, DOC, LEDGER]) {
     for (const record of await ds.find(name, { fields: ['id'] })) await ds.delete(name, String(record.id));
   }
 }

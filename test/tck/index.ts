@@ -12,6 +12,7 @@ export { runDriverSuite, type DriverSuiteOptions } from './driver-suite';
 export {
   DOC,
   ITEM,
+  LEDGER,
   OWNER,
   SEED,
   clearAll,
@@ -21,6 +22,7 @@ export {
   seedItems,
   suiteObjects,
   tckAttachmentObject,
+  tckLedgerObject,
   tckObjects,
   type TckContext,
 } from './fixtures';

@@ -4,7 +4,8 @@
  * mapping) is written once against it.
  *
  *  1. connection   knexConfig, init, close, writeLock
- *  2. column types columnType, idColumnType, columnFamily, createTableOptions
+ *  2. column types columnType, idColumnType, columnFamily, createTableOptions; decimalType,
+ *                  decimalColumns, decimalMisfits, alterToDecimal (decimal fields, decimal.ts)
  *  3. text matching lower, position, textMatch (case-insensitive like / contains / startswith / endswith),
  *                  charLength (length in characters, for the `length` filter function)
  *  4. lists        inList, jsonHasElement, jsonHasAny, jsonIsEmptyArray (`in`, and membership
@@ -15,10 +16,12 @@
  *                  valueTooLong (a value wider than its column), connectionLost (the
  *                  connection died under the statement)
  *  8. values       encodeBoolean, encodeDateTime
+ *  9. aggregation  exactSum (the exact decimal sum of a decimal column, as text or a number)
  */
 import type { Knex } from 'knex';
 import type { FieldDefinition, SortDirection } from '../../../kernel';
 import { frag, ident, join, sql, type Frag } from '../fragment';
+import type { DecimalSpec } from '../decimal';
 import type { Mutex } from '../lock';
 import type { StorageFamily } from '../values';
 
@@ -82,6 +85,27 @@ export abstract class SqlDialect {
 
   /** The family an existing column can hold, from its introspected type; undefined when unknown. */
   abstract columnFamily(info: Knex.ColumnInfo): StorageFamily | undefined;
+
+  /**
+   * The exact decimal column type for a decimal field; undefined where the engine has none (the
+   * field is then stored as a number and only summed exactly, see exactSum).
+   */
+  decimalType(_spec: DecimalSpec): string | undefined {
+    return undefined;
+  }
+
+  /** A table's exact decimal columns with their precision and scale (unconstrained ones left out). */
+  decimalColumns(_knex: Knex, _table: string): Promise<Map<string, DecimalSpec>> {
+    return Promise.resolve(new Map<string, DecimalSpec>());
+  }
+
+  /** How many stored values of a column a decimal column of this spec could not hold exactly. */
+  decimalMisfits(_knex: Knex, _table: string, _column: string, _spec: DecimalSpec): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** Converts a column to the decimal type of this spec, keeping each value's decimal digits (decimalMisfits is 0). */
+  async alterToDecimal(_knex: Knex, _table: string, _column: string, _spec: DecimalSpec): Promise<void> {}
 
   /** The type of the `id` primary key column. */
   idColumnType(): string {
@@ -201,6 +225,13 @@ export abstract class SqlDialect {
   /** A datetime (toISOString form) as bound into SQL. */
   encodeDateTime(iso: string): string {
     return iso;
+  }
+
+  // ---- 9. aggregation -----------------------------------------------------------------------
+
+  /** The exact sum of a decimal column, as a decimal string or a number the driver converts (NULL over no values). */
+  exactSum(column: Frag): Frag {
+    return sql`SUM(${column})`;
   }
 }
 

@@ -10,15 +10,20 @@
  *   DATETIME(3) 'YYYY-MM-DD HH:MM:SS.sss'; booleans are tinyint(1); JSON columns are read as
  *   text (jsonStrings) and parsed by the driver (MariaDB's JSON is longtext with a json_valid check).
  * - Nulls sort first ascending and last descending by default.
+ * - Decimal fields are DECIMAL(p, s), read as numbers (decimalNumbers); exact sums are read as
+ *   text. A double column found for one is converted (MySQL and MariaDB convert a double through
+ *   its shortest digits) when every value fits.
  */
 import type { Knex } from 'knex';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, ident, sql, type Frag } from '../fragment';
+import { decimalSpec, type DecimalSpec } from '../decimal';
 import { isoToZoneless, type StorageFamily } from '../values';
 import { errorMessage, SqlDialect, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
 
 const TYPES: Record<Exclude<StorageFamily, 'text'>, string> = {
   number: 'double',
+  decimal: 'double',
   integer: 'int',
   boolean: 'tinyint(1)',
   date: 'date',
@@ -63,6 +68,8 @@ export class MysqlDialect extends SqlDialect {
   }
 
   columnType(family: StorageFamily, field: FieldDefinition | undefined): string {
+    const spec = family === 'decimal' ? decimalSpec(field) : undefined;
+    if (spec) return this.decimalType(spec);
     if (family !== 'text') return TYPES[family];
     const long = field?.type === 'textarea' || (field?.max_length !== undefined && field.max_length > 255);
     return `${long ? 'mediumtext' : 'varchar(255)'} CHARACTER SET utf8mb4 COLLATE ${this.collation}`;
@@ -81,13 +88,45 @@ export class MysqlDialect extends SqlDialect {
     const type = info.type.toLowerCase();
     if (type === 'longtext' || type === 'json') return 'json';
     if (/^(var)?char$|^(tiny|medium)?text$/.test(type)) return 'text';
-    if (type === 'double' || type === 'float' || type === 'decimal') return 'number';
+    if (type === 'double' || type === 'float') return 'number';
+    if (type === 'decimal') return 'decimal';
     if (type === 'tinyint') return 'boolean';
     if (/^(small|medium|big)?int$/.test(type)) return 'integer';
     if (type === 'date') return 'date';
     if (type === 'datetime' || type === 'timestamp') return 'datetime';
     if (type === 'time') return 'time';
     return undefined;
+  }
+
+  override decimalType(spec: DecimalSpec): string {
+    return `decimal(${spec.precision},${spec.scale})`;
+  }
+
+  override async decimalColumns(knex: Knex, table: string): Promise<Map<string, DecimalSpec>> {
+    const [rows]: Array<Array<{ name: string; precision: unknown; scale: unknown }>> = await knex.raw(
+      `SELECT column_name AS name, numeric_precision AS \`precision\`, numeric_scale AS scale FROM information_schema.columns
+       WHERE table_schema = DATABASE() AND table_name = ? AND data_type = 'decimal'`,
+      [table],
+    );
+    return new Map(rows.map((r) => [r.name, { precision: Number(r.precision), scale: Number(r.scale ?? 0) }]));
+  }
+
+  override async decimalMisfits(knex: Knex, table: string, column: string, spec: DecimalSpec): Promise<number> {
+    const col = ident(column);
+    const bound = frag(`1e${spec.precision - spec.scale}`);
+    const query = sql`SELECT COUNT(*) AS n FROM ${ident(table)} WHERE ${col} IS NOT NULL AND NOT (ABS(${col}) < ${bound} AND ${col} = ROUND(${col}, ${frag(String(spec.scale))}))`;
+    const [rows]: Array<Array<{ n: unknown }>> = await knex.raw(query.sql, query.bindings as Knex.RawBinding[]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  override async alterToDecimal(knex: Knex, table: string, column: string, spec: DecimalSpec): Promise<void> {
+    const statement = sql`ALTER TABLE ${ident(table)} MODIFY ${ident(column)} ${frag(this.decimalType(spec))} NULL`;
+    await knex.raw(statement.sql, statement.bindings as Knex.RawBinding[]);
+  }
+
+  /** The sum as text: with decimalNumbers a DECIMAL would come back as a (rounded) JS number. */
+  override exactSum(column: Frag): Frag {
+    return sql`CAST(SUM(${column}) AS CHAR)`;
   }
 
   override position(needle: Frag, haystack: Frag): Frag {

@@ -13,10 +13,14 @@
  *   indexes are made ASC NULLS FIRST to match, so that they serve these sorts in both directions
  *   (a default index serves neither); a column that is never null (id) sorts without the clause
  *   so its primary key index serves it.
+ * - Decimal fields are numeric(p, s), read back as decimal strings and turned into numbers. A
+ *   double precision column found for one is converted through its shortest text form (exact: the
+ *   digits the driver would have written) when every value fits.
  */
 import type { Knex } from 'knex';
 import type { FieldDefinition, SortDirection } from '../../../kernel';
 import { frag, ident, sql, type Frag } from '../fragment';
+import { decimalSpec, type DecimalSpec } from '../decimal';
 import type { StorageFamily } from '../values';
 import { SqlDialect, likePattern, type IndexColumn, type SqlOptions, type TextOp, type UniqueViolation } from './base';
 
@@ -33,6 +37,7 @@ const LONG_LIST = 1000;
 const TYPES: Record<StorageFamily, string> = {
   text: 'text COLLATE "C"',
   number: 'double precision',
+  decimal: 'numeric',
   integer: 'integer',
   boolean: 'boolean',
   date: 'date',
@@ -70,6 +75,8 @@ export class PostgresDialect extends SqlDialect {
   }
 
   columnType(family: StorageFamily, field: FieldDefinition | undefined): string {
+    const spec = family === 'decimal' ? decimalSpec(field) : undefined;
+    if (spec) return this.decimalType(spec);
     if (family === 'text' && field && ['select', 'lookup', 'master_detail'].includes(field.type)) return 'varchar(255) COLLATE "C"';
     return TYPES[family];
   }
@@ -81,7 +88,8 @@ export class PostgresDialect extends SqlDialect {
   columnFamily(info: Knex.ColumnInfo): StorageFamily | undefined {
     const type = info.type.toLowerCase();
     if (type === 'text' || type.startsWith('character')) return 'text';
-    if (type === 'double precision' || type === 'real' || type === 'numeric') return 'number';
+    if (type === 'double precision' || type === 'real') return 'number';
+    if (type === 'numeric') return 'decimal';
     if (type === 'integer' || type === 'bigint' || type === 'smallint') return 'integer';
     if (type === 'boolean') return 'boolean';
     if (type === 'date') return 'date';
@@ -89,6 +97,44 @@ export class PostgresDialect extends SqlDialect {
     if (type.startsWith('time')) return 'time';
     if (type === 'jsonb' || type === 'json') return 'json';
     return undefined;
+  }
+
+  override decimalType(spec: DecimalSpec): string {
+    return `numeric(${spec.precision}, ${spec.scale})`;
+  }
+
+  override async decimalColumns(knex: Knex, table: string): Promise<Map<string, DecimalSpec>> {
+    const result: { rows: Array<{ name: string; precision: number | null; scale: number | null }> } = await knex.raw(
+      `SELECT column_name AS name, numeric_precision AS precision, numeric_scale AS scale FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name = ? AND data_type = 'numeric' AND numeric_precision IS NOT NULL`,
+      [table],
+    );
+    return new Map(result.rows.map((r) => [r.name, { precision: Number(r.precision), scale: Number(r.scale ?? 0) }]));
+  }
+
+  override async decimalMisfits(knex: Knex, table: string, column: string, spec: DecimalSpec): Promise<number> {
+    // A value fits when it is finite, small enough, has at most `scale` decimals in its text form,
+    // and that text reads back as the same value (before PostgreSQL 12 text was not always exact).
+    const col = ident(column);
+    const exact = sql`CAST(CAST(${col} AS text) AS numeric)`;
+    const bound = frag(`1e${spec.precision - spec.scale}`);
+    const misfit = sql`CASE WHEN abs(${col}) < ${bound} THEN ${exact} <> round(${exact}, ${frag(String(spec.scale))}) OR CAST(${exact} AS double precision) <> ${col} ELSE true END`;
+    const query = sql`SELECT COUNT(*) AS n FROM ${ident(table)} WHERE ${col} IS NOT NULL AND (${misfit})`;
+    return knex.transaction(async (trx) => {
+      await trx.raw('SET LOCAL extra_float_digits = 1');
+      const result: { rows: Array<{ n: unknown }> } = await trx.raw(query.sql, query.bindings as Knex.RawBinding[]);
+      return Number(result.rows[0]?.n ?? 0);
+    });
+  }
+
+  override async alterToDecimal(knex: Knex, table: string, column: string, spec: DecimalSpec): Promise<void> {
+    const col = ident(column);
+    const statement = sql`ALTER TABLE ${ident(table)} ALTER COLUMN ${col} TYPE ${frag(this.decimalType(spec))} USING CAST(CAST(${col} AS text) AS numeric)`;
+    await knex.transaction(async (trx) => {
+      // Shortest exact text for doubles (the default since PostgreSQL 12, set in case the server's differs).
+      await trx.raw('SET LOCAL extra_float_digits = 1');
+      await trx.raw(statement.sql, statement.bindings as Knex.RawBinding[]);
+    });
   }
 
   private collate(expr: Frag): Frag {

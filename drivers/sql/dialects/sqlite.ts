@@ -14,13 +14,16 @@
  * - Text matching: case-insensitive tests run a JavaScript function registered on each connection
  *   (objectql_match), with evaluate.ts's exact semantics (Unicode case folding included), since
  *   SQLite's own LIKE and LOWER fold ASCII only.
+ * - Decimal fields: SQLite has no decimal type. They are REAL (a double holds every value of up
+ *   to 15 significant digits, and gives back its shortest digits) and summed exactly by a
+ *   JavaScript aggregate registered on each connection (objectql_decimal_sum, docs/adr/0035).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join as joinPath } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { compileLike } from '../../../kernel';
+import { DecimalSum, compileLike } from '../../../kernel';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, sql, type Frag } from '../fragment';
 import { acquireFileLock, type FileLock, type Mutex } from '../lock';
@@ -31,11 +34,21 @@ import { errorMessage, SqlDialect, type SqlOptions, type TextOp, type UniqueViol
 interface SqliteConnection {
   pragma(source: string): unknown;
   function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
+  aggregate(
+    name: string,
+    options: {
+      deterministic: boolean;
+      start: () => DecimalSum;
+      step: (sum: DecimalSum, value: unknown) => DecimalSum;
+      result: (sum: DecimalSum) => string | null;
+    },
+  ): unknown;
 }
 
 const TYPES: Record<StorageFamily, string> = {
   text: 'text',
   number: 'real',
+  decimal: 'real',
   integer: 'integer',
   boolean: 'boolean',
   date: 'date_text',
@@ -91,6 +104,15 @@ export class SqliteDialect extends SqlDialect {
     conn.function('objectql_match', { deterministic: true }, (op, value, arg) => {
       if (value === null || value === undefined || arg === null || arg === undefined) return null;
       return this.match(scalarText(op), scalarText(value), scalarText(arg)) ? 1 : 0;
+    });
+    conn.aggregate('objectql_decimal_sum', {
+      deterministic: true,
+      start: () => new DecimalSum(),
+      step: (sum, value) => {
+        sum.add(value);
+        return sum;
+      },
+      result: (sum) => sum.value ?? null,
     });
   }
 
@@ -157,6 +179,11 @@ export class SqliteDialect extends SqlDialect {
 
   override position(needle: Frag, haystack: Frag): Frag {
     return sql`INSTR(${haystack}, ${needle})`;
+  }
+
+  /** SQLite's SUM adds doubles: the registered aggregate adds their decimal digits exactly. */
+  override exactSum(column: Frag): Frag {
+    return sql`objectql_decimal_sum(${column})`;
   }
 
   /** SQLite's LENGTH counts the characters of a text value (CHAR_LENGTH does not exist). */
