@@ -22,11 +22,13 @@ import { limitRules, scanDocument, type QueryLimits } from './limits';
 export type Checked = { document: DocumentNode } | { errors: readonly GraphQLError[]; code: string };
 
 const MAX_CACHED_DOCUMENTS = 500;
+/** Longer query texts are checked every time: 500 of them held as keys would hold up to 500 request bodies. */
+const MAX_CACHED_LENGTH = 20_000;
 
 /** The code of a document beyond a query limit: a request the caller can fix. */
 const LIMIT_CODE = 'INVALID_REQUEST';
 
-/** The checked documents of one schema, by query text (the oldest forgotten past 500). */
+/** The checked documents of one schema, by query text up to 20,000 characters (the oldest forgotten past 500). */
 export class Documents {
   private readonly checked = new Map<string, Checked>();
 
@@ -41,6 +43,7 @@ export class Documents {
     const cached = this.checked.get(query);
     if (cached) return cached;
     const result = checkDocument(this.schema, query, this.introspection, this.limits);
+    if (query.length > MAX_CACHED_LENGTH) return result;
     if (this.checked.size >= MAX_CACHED_DOCUMENTS) {
       const oldest = this.checked.keys().next();
       if (!oldest.done) this.checked.delete(oldest.value);
