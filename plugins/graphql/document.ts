@@ -16,6 +16,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { DOCUMENT_CODES } from './errors';
+import { costProblem } from './cost';
 import { limitRules, scanDocument, type QueryLimits } from './limits';
 
 /** A query text parsed and validated: its document, or its errors with their code. */
@@ -50,6 +51,15 @@ export class Documents {
     }
     this.checked.set(query, result);
     return result;
+  }
+
+  /** Why `operation` of a checked document may not run with these variables (maxSelections, maxCost), or undefined. */
+  costProblem(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+  ): GraphQLError | undefined {
+    return costProblem(this.schema, document, operation, variables, this.limits);
   }
 }
 

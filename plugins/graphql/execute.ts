@@ -16,7 +16,6 @@ import { execute, OperationTypeNode, type GraphQLFormattedError, type GraphQLSch
 import { ObjectQLError } from '../../kernel';
 import { assertJsonTextDepth, assertValueDepth, jsonBodyProblem } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
-import { costProblem } from './cost';
 import { operationOf, type Documents } from './document';
 import { DOCUMENT_CODES, formatError, type Log } from './errors';
 
@@ -64,7 +63,7 @@ export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context
   }
   if (operation.operation === OperationTypeNode.SUBSCRIPTION)
     return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
-  const tooCostly = costProblem(ex.schema, document, operation, params.variables, ex.documents.limits);
+  const tooCostly = ex.documents.costProblem(document, operation, params.variables);
   if (tooCostly) return { status: 400, body: { errors: [formatError(tooCostly, ex.log, 'INVALID_REQUEST')] } };
   const result = await execute({
     schema: ex.schema,
