@@ -15,8 +15,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { DOCUMENT_CODES } from './errors';
 import { costProblem } from './cost';
+import { DOCUMENT_CODES } from './errors';
 import { limitRules, scanDocument, type QueryLimits } from './limits';
 
 /** A query text parsed and validated: its document, or its errors with their code. */
