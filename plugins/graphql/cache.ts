@@ -9,6 +9,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { ObjectDefinition } from '../../kernel';
 import { Documents } from './document';
+import type { QueryLimits } from './limits';
 import type { BuiltSchema } from './schema';
 
 /** What the schema is built from: `kernel.registry`. */
@@ -37,6 +38,8 @@ export class SchemaCache {
     private readonly build: (objects: ObjectDefinition[]) => BuiltSchema,
     /** Whether documents may use introspection (`__schema`, `__type`). */
     private readonly introspection: boolean,
+    /** What a document may ask (limits.ts). */
+    private readonly limits: QueryLimits,
   ) {}
 
   /** How many times the schema was built (for tests and logs). */
@@ -51,7 +54,7 @@ export class SchemaCache {
     if (this.built?.revision === revision) return this.built;
     const built = this.build(registry.objects());
     this.builds += 1;
-    this.built = { ...built, documents: new Documents(built.schema, this.introspection), revision };
+    this.built = { ...built, documents: new Documents(built.schema, this.introspection, this.limits), revision };
     return this.built;
   }
 

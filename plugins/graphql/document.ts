@@ -1,7 +1,8 @@
 /**
- * GraphQL documents checked against one schema — parsed, validated (without introspection when
- * it is off) and remembered by query text — and the operation of a document that is to run. One
- * set of rules for HTTP and for subscriptions' WebSocket.
+ * GraphQL documents checked against one schema — held to the query limits (limits.ts), parsed,
+ * validated (without introspection when it is off) and remembered by query text — and the
+ * operation of a document that is to run. One set of rules for HTTP and for subscriptions'
+ * WebSocket.
  */
 import {
   getOperationAST,
@@ -14,27 +15,36 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { costProblem } from './cost';
 import { DOCUMENT_CODES } from './errors';
+import { limitRules, scanDocument, type QueryLimits } from './limits';
 
 /** A query text parsed and validated: its document, or its errors with their code. */
 export type Checked = { document: DocumentNode } | { errors: readonly GraphQLError[]; code: string };
 
 const MAX_CACHED_DOCUMENTS = 500;
+/** Longer query texts are checked every time: 500 of them held as keys would hold up to 500 request bodies. */
+const MAX_CACHED_LENGTH = 20_000;
 
-/** The checked documents of one schema, by query text (the oldest forgotten past 500). */
+/** The code of a document beyond a query limit: a request the caller can fix. */
+const LIMIT_CODE = 'INVALID_REQUEST';
+
+/** The checked documents of one schema, by query text up to 20,000 characters (the oldest forgotten past 500). */
 export class Documents {
   private readonly checked = new Map<string, Checked>();
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly introspection: boolean,
+    readonly limits: QueryLimits,
   ) {}
 
   /** The parsed and validated document, or its errors; both remembered. */
   check(query: string): Checked {
     const cached = this.checked.get(query);
     if (cached) return cached;
-    const result = checkDocument(this.schema, query, this.introspection);
+    const result = checkDocument(this.schema, query, this.introspection, this.limits);
+    if (query.length > MAX_CACHED_LENGTH) return result;
     if (this.checked.size >= MAX_CACHED_DOCUMENTS) {
       const oldest = this.checked.keys().next();
       if (!oldest.done) this.checked.delete(oldest.value);
@@ -42,16 +52,30 @@ export class Documents {
     this.checked.set(query, result);
     return result;
   }
+
+  /** Why `operation` of a checked document may not run with these variables (maxSelections, maxCost), or undefined. */
+  costProblem(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+  ): GraphQLError | undefined {
+    return costProblem(this.schema, document, operation, variables, this.limits);
+  }
 }
 
-function checkDocument(schema: GraphQLSchema, query: string, introspection: boolean): Checked {
+function checkDocument(schema: GraphQLSchema, query: string, introspection: boolean, limits: QueryLimits): Checked {
+  const tooLarge = scanDocument(query, limits);
+  if (tooLarge) return { errors: [tooLarge], code: LIMIT_CODE };
   let document: DocumentNode;
   try {
-    document = parse(query);
+    document = parse(query, { maxTokens: limits.maxTokens });
   } catch (err) {
     if (!(err instanceof GraphQLError)) throw err;
     return { errors: [err], code: DOCUMENT_CODES.PARSE_FAILED };
   }
+  // The limits first, on their own: graphql-js's rules then only see a document of bounded size.
+  const beyond = validate(schema, document, limitRules(limits));
+  if (beyond.length) return { errors: beyond, code: LIMIT_CODE };
   const rules = introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const errors = validate(schema, document, rules);
   return errors.length ? { errors, code: DOCUMENT_CODES.VALIDATION_FAILED } : { document };

@@ -4,15 +4,17 @@
  * caller. No HTTP framework here; index.ts binds it.
  *
  * Statuses: 200 when the operation ran (errors of its fields are in `errors`); 400 for a request
- * that cannot run (no query, variables that are not a JSON object, a document that does not parse
- * or validate, variables that do not fit, an unknown operationName, a subscription over HTTP);
+ * that cannot run (no query, variables that are not a JSON object or are nested too deep, a
+ * document that does not parse or validate or is beyond a query limit, an operation that costs
+ * too much, variables that do not fit, an unknown operationName, a subscription over HTTP);
  * 405 with `Allow: POST` for a mutation sent by GET.
  *
  * Refused before that (refusal()): another method, 405 with `Allow: GET, POST`; a POST whose body
  * is not declared as JSON, 415 (GraphQL over HTTP), with the protocol layer's message.
  */
 import { execute, OperationTypeNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { jsonBodyProblem } from '../../kernel/protocol';
+import { ObjectQLError } from '../../kernel';
+import { assertJsonTextDepth, assertValueDepth, jsonBodyProblem } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
 import { operationOf, type Documents } from './document';
 import { DOCUMENT_CODES, formatError, type Log } from './errors';
@@ -49,8 +51,8 @@ export function refusal(method: string, headers: Readonly<Record<string, string 
 }
 
 export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context: GraphQLContext): Promise<GraphQLHttpResponse> {
-  const params = readParams(req);
-  if ('error' in params) return failure(400, params.error, 'INVALID_REQUEST');
+  const params = readParams(req, ex.documents.limits.maxJsonDepth);
+  if ('error' in params) return failure(400, params.error, 'INVALID_REQUEST', params.details);
   const checked = ex.documents.check(params.query);
   if ('errors' in checked) return { status: 400, body: { errors: checked.errors.map((e) => formatError(e, ex.log, checked.code)) } };
   const document = checked.document;
@@ -61,6 +63,8 @@ export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context
   }
   if (operation.operation === OperationTypeNode.SUBSCRIPTION)
     return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
+  const tooCostly = ex.documents.costProblem(document, operation, params.variables);
+  if (tooCostly) return { status: 400, body: { errors: [formatError(tooCostly, ex.log, 'INVALID_REQUEST')] } };
   const result = await execute({
     schema: ex.schema,
     document,
@@ -80,7 +84,7 @@ interface Params {
   operationName?: string;
 }
 
-function readParams(req: GraphQLHttpRequest): Params | { error: string } {
+function readParams(req: GraphQLHttpRequest, maxJsonDepth: number): Params | { error: string; details?: unknown } {
   const p = req.params;
   if (typeof p !== 'object' || p === null || Array.isArray(p))
     return { error: 'The request body must be a JSON object {query, variables?, operationName?}' };
@@ -89,12 +93,15 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
     return { error: "'operationName' must be a string" };
   let vars = variables;
-  if (req.method === 'GET' && typeof vars === 'string') {
-    try {
-      vars = JSON.parse(vars) as unknown;
-    } catch {
-      return { error: "'variables' must be a JSON object" };
-    }
+  try {
+    // Measured before anything walks them (JSON.parse copes; coercing them to the operation's types recurses).
+    if (req.method === 'GET' && typeof vars === 'string') {
+      assertJsonTextDepth(vars, maxJsonDepth, "'variables'");
+      vars = parseVariables(vars);
+    } else assertValueDepth(vars, maxJsonDepth, "'variables'");
+  } catch (err) {
+    if (!(err instanceof ObjectQLError)) throw err;
+    return { error: err.message, details: err.details };
   }
   if (vars !== undefined && vars !== null && (typeof vars !== 'object' || Array.isArray(vars)))
     return { error: "'variables' must be a JSON object" };
@@ -105,6 +112,14 @@ function readParams(req: GraphQLHttpRequest): Params | { error: string } {
   };
 }
 
-function failure(status: number, message: string, code: string): GraphQLHttpResponse {
-  return { status, body: { errors: [{ message, extensions: { code } }] } };
+function parseVariables(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ObjectQLError('INVALID_REQUEST', "'variables' must be a JSON object");
+  }
+}
+
+function failure(status: number, message: string, code: string, details?: unknown): GraphQLHttpResponse {
+  return { status, body: { errors: [{ message, extensions: details === undefined ? { code } : { code, details } }] } };
 }

@@ -17,6 +17,7 @@ import { kernelErrorBody } from './errors';
 import { executeHttp, refusal, type GraphQLHttpResponse } from './execute';
 import { mountGraphiQL } from './graphiql';
 import { parseOptions, type GraphQLOptions } from './options';
+import { queryLimits } from './limits';
 import { listenOnGraphQLPort, STANDALONE_PATH, type OwnPort } from './own-port';
 import { buildSchema, type SchemaContributor } from './schema';
 import { createSubscriptions } from './subscriptions';
@@ -115,6 +116,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
         () => k.registry,
         (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: settings.enableFederation, contributors }),
         settings.introspection,
+        queryLimits(settings, k.config.limits),
       );
       k.hooks.capabilities.tap('graphql', (list) => {
         const at = settings.port === undefined ? endpoint : STANDALONE_PATH;

@@ -10,6 +10,10 @@ import { portOption } from '../../kernel/protocol';
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 const flag = z.boolean({ error: 'must be true or false' });
+const count = z
+  .number({ error: 'must be a positive integer' })
+  .int({ error: 'must be a positive integer' })
+  .positive({ error: 'must be a positive integer' });
 
 const isPubSub = (v: unknown): v is PubSub =>
   typeof v === 'object' &&
@@ -30,9 +34,26 @@ const schema = z.strictObject(
       .regex(NAME, 'must be a name of letters, digits, _ and -, not starting with a digit')
       .default('objectql'),
     /** A publish/subscribe instance of the caller's own, for subscriptions (default: the kernel's). */
+    // Query limits (limits.ts, cost.ts): checked before anything runs; a document beyond one is 400 INVALID_REQUEST.
+    /** Lexical tokens in a document (graphql-js counts them while parsing, so a huge document stops early). */
+    maxTokens: count.default(1000),
+    /** Nesting of fields (fragments flattened; introspection's `__schema` not counted). */
+    maxDepth: count.default(10),
+    /** Aliased fields in an operation (fragments included once per spread). */
+    maxAliases: count.default(15),
+    /** Directives in an operation. */
+    maxDirectives: count.default(50),
+    /** Selections (fields, fragment spreads, inline fragments) an operation makes, fragments expanded. */
+    maxSelections: count.default(1000),
+    /** The operation's estimated cost, a list's selections multiplied by its rows (top, or the kernel's defaultTop). */
+    maxCost: count.default(50_000),
     pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
   },
-  { error: 'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, pubsub?}' },
+  {
+    error:
+      'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, ' +
+      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, pubsub?}',
+  },
 );
 
 export type GraphQLOptions = z.input<typeof schema>;

@@ -4,7 +4,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type ObjectDefinition } from '../../kernel';
-import { decodeJsonFields, isJsonTextField, listOptions, toJsonText } from '../../kernel/protocol';
+import { assertJsonTextDepth, decodeJsonFields, isJsonTextField, listOptions, toJsonText } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
 import type { ObjectNames } from './naming';
 import { selectedFields } from './selection';
@@ -33,6 +33,14 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     .filter(isJsonTextField)
     .map((f) => f.name);
   const byId = (id: string, fields: string[]): FindOptions => ({ fields, filter: { field: 'id', op: 'eq', value: id } });
+  /** The input with its JSON text decoded, each measured first (limits.maxJsonDepth). */
+  const decoded = (input: DataRecord): DataRecord => {
+    for (const name of jsonFields) {
+      const text = input[name];
+      if (typeof text === 'string') assertJsonTextDepth(text, engine.limits.maxJsonDepth, `Field '${name}'`);
+    }
+    return decodeJsonFields(input, def.fields);
+  };
 
   const type: Record<string, unknown> = {};
   for (const name of jsonFields) type[name] = (record: DataRecord) => toJsonText(record[name]);
@@ -62,15 +70,14 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
       [names.one]: (_p, args, context, info) =>
         engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
       [names.list]: async (_p, args: ListArgs, context, info) => {
-        const options = listFindOptions(args, selectedFields(info, names.type));
+        const options = listFindOptions(args, selectedFields(info, names.type), engine.limits.maxJsonDepth);
         return (await engine.repo(object, context.request).find(options)).items;
       },
     },
     mutation: {
-      [names.create]: (_p, args, context, info) =>
-        writeAndRead(context, info, (repo) => repo.create(decodeJsonFields(args.input as DataRecord, def.fields))),
+      [names.create]: (_p, args, context, info) => writeAndRead(context, info, (repo) => repo.create(decoded(args.input as DataRecord))),
       [names.update]: (_p, args, context, info) =>
-        writeAndRead(context, info, (repo) => repo.update(String(args.id), decodeJsonFields(args.input as DataRecord, def.fields))),
+        writeAndRead(context, info, (repo) => repo.update(String(args.id), decoded(args.input as DataRecord))),
       [names.delete]: (_p, args, context) => engine.repo(object, context.request).delete(String(args.id)),
     },
   };
@@ -81,24 +88,27 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
  * JSON `sort` arrive as JSON text; `fields` adds to what the query selects), then the protocol
  * layer's one rule for every list (top and its deprecated alias limit, skip, ...).
  */
-export function listFindOptions(args: ListArgs, selected: string[]): FindOptions {
+export function listFindOptions(args: ListArgs, selected: string[], maxJsonDepth: number): FindOptions {
   return listOptions({
     top: args.top,
     limit: args.limit,
     skip: args.skip,
     fields: [...new Set([...selected, ...(args.fields ?? [])])],
-    filters: args.filters == null ? undefined : parseJsonArgument(args.filters, 'filters', 'a filter in the array or map form'),
-    sort: args.sort == null ? undefined : sortOf(args.sort),
+    filters:
+      args.filters == null ? undefined : parseJsonArgument(args.filters, 'filters', 'a filter in the array or map form', maxJsonDepth),
+    sort: args.sort == null ? undefined : sortOf(args.sort, maxJsonDepth),
   });
 }
 
 /** `sort`: JSON text of the array form, or the text form ('-name', 'name desc') as it is. */
-function sortOf(text: string): unknown {
+function sortOf(text: string, maxJsonDepth: number): unknown {
   const sort = text.trim();
-  return sort.startsWith('[') ? parseJsonArgument(sort, 'sort', 'a sort such as \'-name\' or [["name", "desc"]]') : sort;
+  return sort.startsWith('[') ? parseJsonArgument(sort, 'sort', 'a sort such as \'-name\' or [["name", "desc"]]', maxJsonDepth) : sort;
 }
 
-function parseJsonArgument(text: string, name: string, what: string): unknown {
+/** JSON text measured (limits.maxJsonDepth) before it is parsed: what reads the value after it recurses. */
+function parseJsonArgument(text: string, name: string, what: string, maxJsonDepth: number): unknown {
+  assertJsonTextDepth(text, maxJsonDepth, `Argument '${name}'`);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { buildSchema as schemaOf } from 'graphql';
 import type { ObjectDefinition } from '../../../kernel';
 import { SchemaCache, type MetadataSource } from '../../../plugins/graphql/cache';
+import { queryLimits } from '../../../plugins/graphql/limits';
+import { parseOptions } from '../../../plugins/graphql/options';
 import { buildSchema } from '../../../plugins/graphql/schema';
 import { USERS, type TestServer } from '../../helpers/server';
 import { as, gql, startGraphQLServer } from './helpers';
@@ -21,6 +23,7 @@ describe('GraphQL schema cache (registry revision)', () => {
         () => s.kernel.registry,
         (objects) => buildSchema(objects, { engine: s.kernel.engine }),
         true,
+        queryLimits(parseOptions(undefined), s.kernel.config.limits),
       );
     });
     after(async () => {
@@ -62,6 +65,7 @@ describe('GraphQL schema cache (registry revision)', () => {
       () => registry,
       (objects) => ({ schema: schemaOf(`type Query { ${objects[0].name}: String }`), sdl: '' }),
       true,
+      queryLimits(parseOptions(undefined), { maxJsonDepth: 64, defaultTop: 100, maxTop: 1000 }),
     );
     const first = cache.get();
     def.label = 'Changed without a revision';

@@ -22,6 +22,12 @@ describe('GraphQL plugin options', () => {
       enableSubscriptions: true,
       enableFederation: false,
       federationServiceName: 'objectql',
+      maxTokens: 1000,
+      maxDepth: 10,
+      maxAliases: 15,
+      maxDirectives: 50,
+      maxSelections: 1000,
+      maxCost: 50_000,
     });
     expect(parseOptions({ port: 4001, introspection: false }).port).to.equal(4001);
     // The kernel's route prefix rule: a trailing slash is dropped.
