@@ -85,6 +85,8 @@ export class RealtimeConnection {
   }
 
   private send(message: Record<string, unknown>): void {
+    // Closing (a slow consumer, a flood, stopping): not even serialized.
+    if (this.ws.readyState !== this.ws.OPEN) return;
     this.guard.send(JSON.stringify(message));
   }
 
@@ -208,7 +210,7 @@ export class RealtimeConnection {
 
   private async deliver(change: RecordChange): Promise<void> {
     const subs = [...this.subscriptions.values()].filter((s) => s.object === change.object);
-    if (!subs.length || !this.allowed) return;
+    if (!subs.length || !this.allowed || this.ws.readyState !== this.ws.OPEN) return;
     const reads = new Map<string, Promise<DataRecord | null>>();
     for (const sub of subs) {
       let record: DataRecord | null;
