@@ -7,12 +7,19 @@ export interface UpgradeAnswer {
   body: any;
   /** The open socket (status 101); the caller closes it. */
   ws?: WebSocket;
+  /** Text messages received on it from the first, parsed as JSON. */
+  messages: any[];
+  /** Resolves once the socket has closed, with its code. */
+  closed: Promise<{ code: number; reason: string }>;
 }
 
 export function upgrade(url: string, headers: Record<string, string> = {}, protocols?: string): Promise<UpgradeAnswer> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, protocols, { headers });
-    ws.once('open', () => resolve({ status: 101, headers: {}, body: undefined, ws }));
+    const messages: any[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+    const done = closed(ws);
+    ws.once('open', () => resolve({ status: 101, headers: {}, body: undefined, ws, messages, closed: done }));
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -23,7 +30,7 @@ export function upgrade(url: string, headers: Record<string, string> = {}, proto
         } catch {
           /* keep the text */
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, messages, closed: done });
       });
     });
     ws.once('error', reject);
