@@ -44,7 +44,11 @@ export async function admitUpgrade(kernel: Kernel, req: IncomingMessage, socket:
     return undefined;
   }
   const request = upgradeAuthRequest(req, kernel.logger);
-  const admission = admissionOf('upgrade', request, once(() => authenticate(kernel, request)));
+  const admission = admissionOf(
+    'upgrade',
+    request,
+    once(() => authenticate(kernel, request)),
+  );
   try {
     await kernel.hooks.upgrade.promise(admission);
   } catch (err) {

@@ -106,10 +106,14 @@ export class GuardedSocket {
     }
     const key = `subs:${this.userKey ?? `ip:${addressKey(this.address)}`}`;
     if (!this.registry.acquire(key, limits.maxSubscriptionsPerUser)) {
-      throw new ObjectQLError('INVALID_REQUEST', `At most ${limits.maxSubscriptionsPerUser} subscriptions per user, on all of its connections`, {
-        limit: 'limits.websocket.maxSubscriptionsPerUser',
-        max: limits.maxSubscriptionsPerUser,
-      });
+      throw new ObjectQLError(
+        'INVALID_REQUEST',
+        `At most ${limits.maxSubscriptionsPerUser} subscriptions per user, on all of its connections`,
+        {
+          limit: 'limits.websocket.maxSubscriptionsPerUser',
+          max: limits.maxSubscriptionsPerUser,
+        },
+      );
     }
     const release = () => {
       if (this.leases.delete(release)) this.registry.release(key);

@@ -29,7 +29,12 @@ export default definePlugin((options: RateLimitOptions = {}) => {
     register(k) {
       kernel = k;
       /** Counts one request of `user` (undefined: anonymous) from `address`; throws the 429 when its budget is spent. */
-      const count = async (user: User | undefined, address: string | undefined, log: Logger, set: (name: string, value: string) => void) => {
+      const count = async (
+        user: User | undefined,
+        address: string | undefined,
+        log: Logger,
+        set: (name: string, value: string) => void,
+      ) => {
         if (!limiter) return;
         // A user an authentication plugin let in without credentials (`anonymous: true`) is anonymous here too: counted by address.
         const counted = isAnonymous(user) ? undefined : user;
@@ -47,8 +52,9 @@ export default definePlugin((options: RateLimitOptions = {}) => {
         count(req.objectql.user, req.socket.remoteAddress, req.log, (name, value) => res.setHeader(name, value)),
       );
       // WebSockets: every upgrade, and every credential sent over a socket (a failed one counts as anonymous, as over HTTP).
-      k.hooks.upgrade.tapPromise('rate-limit', async ({ request, user }) => {
-        const who = await user().catch(() => undefined);
+      k.hooks.upgrade.tapPromise('rate-limit', async (admission) => {
+        const { request } = admission;
+        const who = await admission.user().catch(() => undefined);
         await count(who, request.ip, request.log, (name, value) => request.responseHeaders.set(name, value));
       });
       k.hooks.capabilities.tap('rate-limit', (list) => [

@@ -161,7 +161,8 @@ export class RealtimeConnection {
     if (typeof token !== 'string' || !token.trim())
       throw new ObjectQLError('INVALID_REQUEST', "'token' must be a non-empty string (a Bearer token)");
     const outcome = await this.deps.authenticate({ authorization: `Bearer ${token.trim()}` });
-    if ('refused' in outcome) throw outcome.refused.code === 'UNAUTHORIZED' ? new ObjectQLError('UNAUTHORIZED', 'Authentication failed') : outcome.refused;
+    if ('refused' in outcome)
+      throw outcome.refused.code === 'UNAUTHORIZED' ? new ObjectQLError('UNAUTHORIZED', 'Authentication failed') : outcome.refused;
     const user = outcome.user;
     if (!user) throw new ObjectQLError('UNAUTHORIZED', 'Authentication failed');
     const tooMany = this.guard.identify(user);

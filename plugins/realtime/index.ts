@@ -9,7 +9,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { definePlugin, RECORD_CHANGED_CHANNEL, toObjectQLError, type Kernel, type RecordChange, type UpgradeAdmission, type User } from '../../kernel';
+import {
+  definePlugin,
+  RECORD_CHANGED_CHANNEL,
+  toObjectQLError,
+  type Kernel,
+  type RecordChange,
+  type UpgradeAdmission,
+  type User,
+} from '../../kernel';
 import { admitUpgrade, authenticateSocket, refuseUpgrade, webSockets } from '../../kernel/protocol';
 import { RealtimeConnection, type ConnectionDeps } from './connection';
 import { parseRealtimeOptions, type RealtimeOptions } from './options';
@@ -28,7 +36,10 @@ export default definePlugin((input: RealtimeOptions = {}) => {
   let stopping = false;
 
   /** Who the upgrade request is (judged once, by the kernel's admission): its credentials, or none. */
-  async function identify(req: IncomingMessage, admission: UpgradeAdmission): Promise<{ allowed: boolean; user?: User } | { refused: unknown }> {
+  async function identify(
+    req: IncomingMessage,
+    admission: UpgradeAdmission,
+  ): Promise<{ allowed: boolean; user?: User } | { refused: unknown }> {
     try {
       return { allowed: true, user: await admission.user() };
     } catch (err) {

@@ -14,7 +14,8 @@ export interface RealtimeOptions {
 }
 
 /** The options with defaults; the limits left out are the kernel's shared WebSocket limits (`limits.websocket`). */
-export type RealtimeSettings = Required<Pick<RealtimeOptions, 'path' | 'maxMessageBytes'>> & Pick<RealtimeOptions, 'heartbeatSeconds' | 'maxSubscriptions'>;
+export type RealtimeSettings = Required<Pick<RealtimeOptions, 'path' | 'maxMessageBytes'>> &
+  Pick<RealtimeOptions, 'heartbeatSeconds' | 'maxSubscriptions'>;
 
 const positiveInt = z
   .number({ error: 'must be a whole number, at least 1' })

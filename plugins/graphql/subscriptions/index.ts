@@ -28,7 +28,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
+import { GraphQLError, OperationTypeNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { WebSocketServer } from 'ws';
 import {
@@ -158,7 +158,8 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
           const outcome = await authenticate(kernel, ctx.connectionParams, request);
           if ('refused' in outcome) {
             // A spent rate limit says so (4429); any other refusal is graphql-ws's 4403 Forbidden.
-            if (outcome.refused.code === 'RATE_LIMIT_EXCEEDED') guard.close(CloseCode.TooManyInitialisationRequests, outcome.refused.message);
+            if (outcome.refused.code === 'RATE_LIMIT_EXCEEDED')
+              guard.close(CloseCode.TooManyInitialisationRequests, outcome.refused.message);
             return false;
           }
           const tooMany = guard.identify(outcome.user);
@@ -178,7 +179,7 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
           const operation = operationOf(checked.document, operationName);
           if ('problem' in operation) return [new GraphQLError(operation.problem, { extensions: { code: 'INVALID_REQUEST' } })];
           const { guard, running } = ctx.extra;
-          if (operation.operation === 'subscription') {
+          if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
             try {
               running.set(id, guard.addSubscription());
             } catch (err) {

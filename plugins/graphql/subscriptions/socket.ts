@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { CloseCode, type Server } from 'graphql-ws';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { GuardedSocket } from '../../../kernel/protocol';
 
 /** What graphql-ws hands the hooks as `ctx.extra`. */
@@ -18,7 +18,12 @@ export interface SocketExtra {
   running: Map<string, () => void>;
 }
 
-export function serveSocket(server: Server<SocketExtra>, guard: GuardedSocket, request: IncomingMessage, log: (err: unknown) => void): void {
+export function serveSocket(
+  server: Server<SocketExtra>,
+  guard: GuardedSocket,
+  request: IncomingMessage,
+  log: (err: unknown) => void,
+): void {
   const ws = guard.ws;
   const closed = server.opened(
     {
@@ -27,7 +32,7 @@ export function serveSocket(server: Server<SocketExtra>, guard: GuardedSocket, r
       close: (code, reason) => guard.close(code ?? 1000, reason ?? ''),
       onMessage: (handle) =>
         guard.onMessage((data) => {
-          handle(String(data)).catch((err: unknown) => {
+          handle(text(data)).catch((err: unknown) => {
             log(err);
             guard.close(CloseCode.InternalServerError, 'Internal server error');
           });
@@ -36,4 +41,10 @@ export function serveSocket(server: Server<SocketExtra>, guard: GuardedSocket, r
     { socket: ws, request, guard, running: new Map() },
   );
   ws.once('close', (code: number, reason: Buffer) => void closed(code, String(reason)).catch(log));
+}
+
+/** A text frame's content (ws hands it over as a Buffer, or as fragments or an ArrayBuffer by binaryType). */
+function text(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }

@@ -48,7 +48,8 @@ describe('GraphQL subscriptions: WebSocket limits', function () {
     const before = registry().held(`subs:user:${user}`);
     for (let i = 0; i < n; i++) c.subscribe({ query: QUERY }, { next: () => {}, error: (e) => errors.push(e), complete: () => {} });
     const deadline = Date.now() + 10_000;
-    while (registry().held(`subs:user:${user}`) < before + n && !errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    while (registry().held(`subs:user:${user}`) < before + n && !errors.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
     return errors;
   }
 
@@ -70,7 +71,10 @@ describe('GraphQL subscriptions: WebSocket limits', function () {
     expect(await subscribe(client('gql-user'), 100, 'gql-user')).to.deep.equal([]);
     const errors = await subscribe(client('gql-user'), 1, 'gql-user');
     const [error] = errors[0] as Array<{ extensions: Record<string, unknown> }>;
-    expect(error.extensions).to.deep.equal({ code: 'INVALID_REQUEST', details: { limit: 'limits.websocket.maxSubscriptionsPerUser', max: 200 } });
+    expect(error.extensions).to.deep.equal({
+      code: 'INVALID_REQUEST',
+      details: { limit: 'limits.websocket.maxSubscriptionsPerUser', max: 200 },
+    });
     // A completed subscription gives its place back.
     await clients[0].dispose();
     const deadline = Date.now() + 5000;
@@ -88,7 +92,9 @@ describe('GraphQL subscriptions: WebSocket limits', function () {
   it('closes a socket flooding messages with 1008', async () => {
     const answer = await upgrade(url(), {}, 'graphql-transport-ws');
     const ws = answer.ws!;
-    ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token({ id: 'pinger', roles: ['manager'] })}` } }));
+    ws.send(
+      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token({ id: 'pinger', roles: ['manager'] })}` } }),
+    );
     for (let i = 0; i < 2000; i++) ws.send('{"type":"ping"}');
     const { code } = await answer.closed;
     expect(code).to.equal(1008);

@@ -48,7 +48,7 @@ describe('WebSocket Origin check', function () {
     const answer = await upgrade(realtime(), { cookie, origin: `http://${host}` });
     expect(answer.status).to.equal(101);
     const ws = answer.ws!;
-    const reply = new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
+    const reply = new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse((data as Buffer).toString('utf8')))));
     ws.send(JSON.stringify({ type: 'subscribe', id: 's', object: 'project' }));
     expect(await reply).to.deep.equal({ type: 'ack', id: 's', object: 'project' });
     ws.terminate();
