@@ -8,6 +8,7 @@ import type { Router } from 'express';
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config/schema';
 import type { AuthRequest } from './http/auth-request';
+import type { UpgradeAdmission } from './http/upgrade-admission';
 import type { User } from './context';
 import type { HookContext, RecordChange } from './engine/types';
 import { isErrorCode } from './errors';
@@ -62,6 +63,14 @@ export function createHooks() {
      * (rate limiting taps here); an authentication failure is sent after this hook has run.
      */
     request: new AsyncSeriesHook<[Request, Response]>(['req', 'res'], 'request'),
+    /**
+     * The `request` hook of WebSockets: every upgrade request, before its handler (after the Origin
+     * check), and every credential presented over an open socket (graphql-ws connection_init,
+     * realtime `auth`), after `authenticate` judged it (`admission.user()`). A tap throws to refuse:
+     * an upgrade is then answered over HTTP with the error (and the tap's `request.responseHeaders`),
+     * a socket's credentials get the protocol's refusal. The rate limiter taps here.
+     */
+    upgrade: new AsyncSeriesHook<[UpgradeAdmission]>(['admission'], 'upgrade'),
 
     beforeFind: dataHookMap('beforeFind'),
     afterFind: dataHookMap('afterFind'),

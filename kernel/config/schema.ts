@@ -48,6 +48,20 @@ const corsSchema = z.union([
     }),
 ]);
 
+// WebSocket limits (docs/security.md, "WebSockets"): shared by every WebSocket protocol (realtime, GraphQL subscriptions).
+const positiveInt = z.number().int().positive();
+const websocketLimits = z.strictObject({
+  maxConnectionsPerIp: positiveInt.default(128),
+  maxConnectionsPerUser: positiveInt.default(32),
+  maxSubscriptionsPerConnection: positiveInt.default(100),
+  maxSubscriptionsPerUser: positiveInt.default(200),
+  messagesPerSecond: positiveInt.default(50),
+  messageBurst: positiveInt.default(200),
+  maxBufferedBytes: positiveInt.default(4_194_304),
+  authTimeoutSeconds: z.number().positive().default(10),
+  heartbeatSeconds: z.number().positive().default(30),
+});
+
 export const configSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
   host: z.string().default('0.0.0.0'),
@@ -101,6 +115,8 @@ export const configSchema = z.strictObject({
           }),
         ])
         .default(false),
+      /** Origins besides the service's own allowed to open a WebSocket that carries cookies; '*' = any. */
+      websocketOrigins: z.array(origin).default([]),
     })
     .prefault({}),
   limits: z
@@ -114,6 +130,7 @@ export const configSchema = z.strictObject({
       maxBodyBytes: z.number().int().positive().default(1_048_576),
       /** Nesting of arrays and objects in any JSON input (bodies, query-string JSON, JSON values), checked before anything recurses over it. */
       maxJsonDepth: z.number().int().positive().default(64),
+      websocket: websocketLimits.prefault({}),
     })
     .default({
       defaultTop: 100,
@@ -124,6 +141,7 @@ export const configSchema = z.strictObject({
       maxBulkItems: 1000,
       maxBodyBytes: 1_048_576,
       maxJsonDepth: 64,
+      websocket: websocketLimits.parse({}),
     }),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),

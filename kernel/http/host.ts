@@ -10,6 +10,7 @@ import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
 import { drainServer, serverUrl } from './server-lifecycle';
 import { securityMiddleware, withoutCredentials } from './security';
+import { admitUpgrade, type UpgradeAdmission } from './upgrade-admission';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -35,8 +36,11 @@ export interface RenderedError {
 /** Renders an error in a protocol's own format (OData's, GraphQL's) for the paths it serves. */
 export type ErrorRenderer = (error: ObjectQLError, req: Request) => RenderedError;
 
-/** Takes over a WebSocket upgrade request (e.g. `wss.handleUpgrade`). */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/**
+ * Takes over a WebSocket upgrade request (e.g. `wss.handleUpgrade`). `admission` is the request as
+ * the kernel admitted it (its user, judged once); absent when a plugin's own server calls the handler.
+ */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, admission?: UpgradeAdmission) => void;
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -231,7 +235,15 @@ export class HttpHost {
       if (handler) {
         this.upgradedSockets.add(socket);
         socket.once('close', () => this.upgradedSockets.delete(socket));
-        return handler(req, socket, head);
+        // Origin, the `upgrade` hook (rate limits) and connections per address, before the handshake.
+        admitUpgrade(this.kernel, req, socket).then(
+          (admission) => admission && handler(req, socket, head, admission),
+          (err: unknown) => {
+            logger.error({ err }, 'WebSocket upgrade failed');
+            socket.destroy();
+          },
+        );
+        return;
       }
       socket.end(
         `HTTP/1.1 ${this.draining ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,

@@ -11,6 +11,10 @@ export { decodeJsonFields, fromJsonText, isJsonTextField, toJsonText } from './j
 export { listenOnOwnPort, type OwnPortServer } from './own-port';
 export { portOption, routeOptions, type RouteOptions } from './options';
 export { upgradeAuthRequest } from '../http/auth-request';
+export { admitUpgrade, authenticateSocket, refuseUpgrade } from '../http/upgrade-admission';
+export { addressKey } from './address-key';
+export { webSockets, type WebSocketRegistry, type WebSocketLimits } from './ws-registry';
+export { type GuardedSocket, type GuardOptions } from './ws-socket';
 export { parseFilter, type FilterLimits } from '../query/parse-filter';
 export { parseSort } from '../engine/query-check';
 export { assertSpecExpand } from '../engine/expand';

@@ -6,7 +6,6 @@
  * - X-RateLimit-Reset: when it resets, in Unix epoch seconds (rounded up), GitHub's convention;
  * - Retry-After (429 only): seconds to wait, the same number as details.retry_after.
  */
-import type { Response } from 'express';
 import { ObjectQLError } from '../../kernel';
 import type { TierName } from './tiers';
 import type { Decision } from './windows';
@@ -18,11 +17,12 @@ export const HEADERS = {
   retryAfter: 'Retry-After',
 } as const;
 
-export function setRateLimitHeaders(res: Response, decision: Decision): void {
-  res.setHeader(HEADERS.limit, String(decision.limit));
-  res.setHeader(HEADERS.remaining, String(decision.remaining));
-  res.setHeader(HEADERS.reset, String(Math.ceil(decision.resetAt / 1000)));
-  if (!decision.allowed) res.setHeader(HEADERS.retryAfter, String(decision.retryAfter));
+/** Sets the headers through `set` (an HTTP response's `setHeader`, or a refused upgrade's `Headers.set`). */
+export function setRateLimitHeaders(set: (name: string, value: string) => void, decision: Decision): void {
+  set(HEADERS.limit, String(decision.limit));
+  set(HEADERS.remaining, String(decision.remaining));
+  set(HEADERS.reset, String(Math.ceil(decision.resetAt / 1000)));
+  if (!decision.allowed) set(HEADERS.retryAfter, String(decision.retryAfter));
 }
 
 export function rateLimitExceeded(decision: Decision, tier: TierName): ObjectQLError {

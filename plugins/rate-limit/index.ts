@@ -2,11 +2,12 @@
  * The rate-limit plugin: the spec's tiers (docs/spec.md, "Limits") (anonymous, authenticated, premium), each counted per
  * minute and per hour, in memory (per kernel) or in Redis (shared across instances). It taps the
  * kernel's `request` hook, which runs for every request to a non-public route after
- * authentication; a failed authentication and a user marked anonymous count as anonymous. Public
+ * authentication, and its `upgrade` hook (every WebSocket upgrade, every credential sent over a
+ * socket); a failed authentication and a user marked anonymous count as anonymous. Public
  * routes (/health, the discovery route, the OpenAPI document and docs page) are not limited.
  * See docs/rate-limit.md.
  */
-import { definePlugin, isAnonymous, type Kernel } from '../../kernel';
+import { definePlugin, isAnonymous, type Kernel, type Logger, type User } from '../../kernel';
 import { callerKey } from './caller-key';
 import { rateLimitExceeded, setRateLimitHeaders, HEADERS } from './headers';
 import { TierLimiter, WINDOWS } from './limiter';
@@ -27,19 +28,34 @@ export default definePlugin((options: RateLimitOptions = {}) => {
     name: 'rate-limit',
     register(k) {
       kernel = k;
-      k.hooks.request.tapPromise('rate-limit', async (req, res) => {
+      /** Counts one request of `user` (undefined: anonymous) from `address`; throws the 429 when its budget is spent. */
+      const count = async (
+        user: User | undefined,
+        address: string | undefined,
+        log: Logger,
+        set: (name: string, value: string) => void,
+      ) => {
         if (!limiter) return;
         // A user an authentication plugin let in without credentials (`anonymous: true`) is anonymous here too: counted by address.
-        const user = isAnonymous(req.objectql.user) ? undefined : req.objectql.user;
-        const tier = tierOf(user, settings.premium);
-        const decision = await limiter.consume(tier, callerKey(user, req.socket.remoteAddress)).catch((err: unknown) => {
+        const counted = isAnonymous(user) ? undefined : user;
+        const tier = tierOf(counted, settings.premium);
+        const decision = await limiter.consume(tier, callerKey(counted, address)).catch((err: unknown) => {
           // Only a store without a fallback gets here; a broken counter must not break the API.
-          req.log.error({ err }, 'rate-limit: counting failed; the request is let through unlimited');
+          log.error({ err }, 'rate-limit: counting failed; the request is let through unlimited');
           return undefined;
         });
         if (!decision) return;
-        setRateLimitHeaders(res, decision);
+        setRateLimitHeaders(set, decision);
         if (!decision.allowed) throw rateLimitExceeded(decision, tier);
+      };
+      k.hooks.request.tapPromise('rate-limit', (req, res) =>
+        count(req.objectql.user, req.socket.remoteAddress, req.log, (name, value) => res.setHeader(name, value)),
+      );
+      // WebSockets: every upgrade, and every credential sent over a socket (a failed one counts as anonymous, as over HTTP).
+      k.hooks.upgrade.tapPromise('rate-limit', async (admission) => {
+        const { request } = admission;
+        const who = await admission.user().catch(() => undefined);
+        await count(who, request.ip, request.log, (name, value) => request.responseHeaders.set(name, value));
       });
       k.hooks.capabilities.tap('rate-limit', (list) => [
         ...list,

@@ -2,11 +2,12 @@
  * One realtime WebSocket: its identity, its subscriptions and the protocol of docs/realtime.md.
  * Client messages are handled one at a time, in order (an `auth` followed at once by a
  * `subscribe` works); change events are queued on the same line, so a client sees its acks and
- * its events in a consistent order.
+ * its events in a consistent order. The kernel's WebSocket limits (message rate, outgoing buffer,
+ * heartbeat, connections and subscriptions per user) hold through the socket's guard.
  */
-import type { WebSocket, RawData } from 'ws';
+import type { RawData } from 'ws';
 import { ObjectQLError, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
-import { parseFilter } from '../../kernel/protocol';
+import { parseFilter, type GuardedSocket } from '../../kernel/protocol';
 import type { RealtimeSettings } from './options';
 
 type Logger = import('pino').Logger;
@@ -16,17 +17,23 @@ export interface Subscription {
   object: string;
   /** As the client sent it (the engine checks it on every read and for every deleted record). */
   filters?: unknown;
+  /** Gives its place back to the per-connection and per-user counts. */
+  release: () => void;
 }
 
 export interface ConnectionDeps {
   settings: RealtimeSettings;
   engine: () => DataEngine;
-  /** Runs the kernel's authenticate hook with these credentials (as headers) for this socket; undefined = anonymous. */
-  authenticate: (credentials: Record<string, string>) => Promise<User | undefined>;
+  /** Runs `authenticate` (and the `upgrade` hook: rate limits) on these credentials (as headers) for this socket. */
+  authenticate: (credentials: Record<string, string>) => Promise<{ user: User | undefined } | { refused: ObjectQLError }>;
+  /** Seconds a socket that may not subscribe yet has to authenticate (`limits.websocket.authTimeoutSeconds`). */
+  authTimeoutSeconds: number;
   logger: Logger;
 }
 
 const TYPES = 'auth, subscribe, unsubscribe, ping';
+/** Close code of a socket that did not authenticate in time (graphql-ws uses it for a connection_init that never came). */
+export const AUTH_TIMEOUT_CLOSE = 4408;
 
 export class RealtimeConnection {
   /** Whether this socket may subscribe: authenticated, or anonymous callers are let in. */
@@ -35,17 +42,32 @@ export class RealtimeConnection {
   private readonly subscriptions = new Map<string, Subscription>();
   private queue: Promise<void> = Promise.resolve();
   private nextId = 1;
-  alive = true;
+  private authTimer?: NodeJS.Timeout;
 
   constructor(
-    readonly ws: WebSocket,
+    readonly guard: GuardedSocket,
     initial: { allowed: boolean; user?: User },
     private readonly deps: ConnectionDeps,
   ) {
     this.allowed = initial.allowed;
     this.user = initial.user;
-    ws.on('message', (data: RawData, isBinary: boolean) => this.enqueue(() => this.onMessage(data, isBinary)));
-    ws.on('pong', () => void (this.alive = true));
+    guard.onMessage((data: RawData, isBinary: boolean) => this.enqueue(() => this.onMessage(data, isBinary)));
+    if (!this.allowed) {
+      const seconds = deps.authTimeoutSeconds;
+      this.authTimer = setTimeout(
+        () => guard.close(AUTH_TIMEOUT_CLOSE, `Authentication timeout: send {type: 'auth', token} within ${seconds} s`),
+        seconds * 1000,
+      );
+      this.authTimer.unref();
+    }
+    guard.ws.once('close', () => {
+      if (this.authTimer) clearTimeout(this.authTimer);
+      this.subscriptions.clear();
+    });
+  }
+
+  get ws() {
+    return this.guard.ws;
   }
 
   get subscriptionCount(): number {
@@ -63,7 +85,9 @@ export class RealtimeConnection {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    // Closing (a slow consumer, a flood, stopping): not even serialized.
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.guard.send(JSON.stringify(message));
   }
 
   private error(id: string | undefined, err: unknown): void {
@@ -136,8 +160,18 @@ export class RealtimeConnection {
   private async auth(id: string | undefined, token: unknown): Promise<void> {
     if (typeof token !== 'string' || !token.trim())
       throw new ObjectQLError('INVALID_REQUEST', "'token' must be a non-empty string (a Bearer token)");
-    const user = await this.deps.authenticate({ authorization: `Bearer ${token.trim()}` });
+    const outcome = await this.deps.authenticate({ authorization: `Bearer ${token.trim()}` });
+    if ('refused' in outcome)
+      throw outcome.refused.code === 'UNAUTHORIZED' ? new ObjectQLError('UNAUTHORIZED', 'Authentication failed') : outcome.refused;
+    const user = outcome.user;
     if (!user) throw new ObjectQLError('UNAUTHORIZED', 'Authentication failed');
+    const tooMany = this.guard.identify(user);
+    if (tooMany) {
+      this.error(id, tooMany);
+      this.guard.close(1008, tooMany.message);
+      return;
+    }
+    if (this.authTimer) clearTimeout(this.authTimer);
     this.user = user;
     this.allowed = true;
     this.send({ type: 'ack', ...(id !== undefined ? { id } : {}), user: { id: user.id, roles: user.roles } });
@@ -147,31 +181,37 @@ export class RealtimeConnection {
     const subId = id ?? `sub-${this.nextId++}`;
     if (this.subscriptions.has(subId))
       throw new ObjectQLError('INVALID_REQUEST', `A subscription with id '${subId}' already exists on this connection`);
-    if (this.subscriptions.size >= this.deps.settings.maxSubscriptions) {
-      throw new ObjectQLError('INVALID_REQUEST', `At most ${this.deps.settings.maxSubscriptions} subscriptions per connection`, {
-        max_subscriptions: this.deps.settings.maxSubscriptions,
-      });
-    }
     if (typeof object !== 'string' || !object) throw new ObjectQLError('INVALID_REQUEST', "'object' must be the name of an object");
-    const engine = this.deps.engine();
-    if (!engine.has(object)) throw new ObjectQLError('NOT_FOUND', `Object '${object}' not found`, { object });
-    const { maxFilterDepth, maxFilterConditions } = engine.limits;
-    const parsed = parseFilter(filters, { maxDepth: maxFilterDepth, maxConditions: maxFilterConditions });
-    // The engine checks the rest as for any query of this caller: read permission, unknown or hidden fields, value types.
-    await engine.repo(object, { user: this.user }).count({ filters: parsed ? filters : undefined });
-    this.subscriptions.set(subId, { id: subId, object, filters: parsed ? filters : undefined });
+    // Counted before it is checked (a refused one gives its place back), so that two sockets of one user cannot both pass the cap.
+    const release = this.guard.addSubscription();
+    try {
+      const engine = this.deps.engine();
+      if (!engine.has(object)) throw new ObjectQLError('NOT_FOUND', `Object '${object}' not found`, { object });
+      const { maxFilterDepth, maxFilterConditions } = engine.limits;
+      const parsed = parseFilter(filters, { maxDepth: maxFilterDepth, maxConditions: maxFilterConditions });
+      // The engine checks the rest as for any query of this caller: read permission, unknown or hidden fields, value types.
+      await engine.repo(object, { user: this.user }).count({ filters: parsed ? filters : undefined });
+      if (this.ws.readyState !== this.ws.OPEN) throw new ObjectQLError('INVALID_REQUEST', 'The connection is closing');
+      this.subscriptions.set(subId, { id: subId, object, filters: parsed ? filters : undefined, release });
+    } catch (err) {
+      release();
+      throw err;
+    }
     this.send({ type: 'ack', id: subId, object });
   }
 
   private unsubscribe(id: string | undefined): void {
     if (id === undefined) throw new ObjectQLError('INVALID_REQUEST', "'id' of the subscription to end is required");
-    if (!this.subscriptions.delete(id)) throw new ObjectQLError('NOT_FOUND', `No subscription with id '${id}' on this connection`);
+    const sub = this.subscriptions.get(id);
+    if (!sub) throw new ObjectQLError('NOT_FOUND', `No subscription with id '${id}' on this connection`);
+    this.subscriptions.delete(id);
+    sub.release();
     this.send({ type: 'ack', id });
   }
 
   private async deliver(change: RecordChange): Promise<void> {
     const subs = [...this.subscriptions.values()].filter((s) => s.object === change.object);
-    if (!subs.length || !this.allowed) return;
+    if (!subs.length || !this.allowed || this.ws.readyState !== this.ws.OPEN) return;
     const reads = new Map<string, Promise<DataRecord | null>>();
     for (const sub of subs) {
       let record: DataRecord | null;
@@ -214,11 +254,6 @@ export class RealtimeConnection {
   }
 
   close(code: number, reason: string): void {
-    this.subscriptions.clear();
-    try {
-      this.ws.close(code, reason);
-    } catch {
-      this.ws.terminate();
-    }
+    this.guard.close(code, reason);
   }
 }

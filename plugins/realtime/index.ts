@@ -13,12 +13,12 @@ import {
   definePlugin,
   RECORD_CHANGED_CHANNEL,
   toObjectQLError,
-  type AuthRequest,
   type Kernel,
   type RecordChange,
+  type UpgradeAdmission,
   type User,
 } from '../../kernel';
-import { upgradeAuthRequest } from '../../kernel/protocol';
+import { admitUpgrade, authenticateSocket, refuseUpgrade, webSockets } from '../../kernel/protocol';
 import { RealtimeConnection, type ConnectionDeps } from './connection';
 import { parseRealtimeOptions, type RealtimeOptions } from './options';
 
@@ -31,71 +31,71 @@ export default definePlugin((input: RealtimeOptions = {}) => {
   const settings = parseRealtimeOptions(input);
   let kernel: Kernel;
   let wss: WebSocketServer | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
   const connections = new Set<RealtimeConnection>();
   let stopping = false;
 
-  /** The `authenticate` hook for an upgrade request: its own headers, or `credentials` sent over the socket. */
-  const authenticate = (req: IncomingMessage, credentials?: Record<string, string>) =>
-    authenticateRequest(upgradeAuthRequest(req, log(), credentials));
-  const authenticateRequest = async (request: AuthRequest): Promise<User | undefined> =>
-    (await kernel.hooks.authenticate.promise(request)) ?? undefined;
-  const log = () => kernel.logger.child({ realtime: true });
-
-  /** Who the upgrade request is: its credentials, or none. Refused credentials refuse the upgrade. */
+  /** Who the upgrade request is (judged once, by the kernel's admission): its credentials, or none. */
   async function identify(
     req: IncomingMessage,
-  ): Promise<{ allowed: boolean; user?: User } | { status: number; headers: Headers; body: string }> {
-    const request = upgradeAuthRequest(req, log());
+    admission: UpgradeAdmission,
+  ): Promise<{ allowed: boolean; user?: User } | { refused: unknown }> {
     try {
-      return { allowed: true, user: await authenticateRequest(request) };
+      return { allowed: true, user: await admission.user() };
     } catch (err) {
       const e = toObjectQLError(err);
       // No credentials where they are required: connect, but only `auth` and `ping` work until authenticated.
       if (e.code === 'UNAUTHORIZED' && !CREDENTIAL_HEADERS.some((name) => req.headers[name] !== undefined)) return { allowed: false };
-      return { status: e.status, headers: request.responseHeaders, body: JSON.stringify(e.toBody()) };
+      return { refused: e };
     }
   }
 
-  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    identify(req)
-      .then((who) => {
-        if ('status' in who) {
-          if (who.status === 401 && !who.headers.has('WWW-Authenticate')) who.headers.set('WWW-Authenticate', 'Bearer');
-          const extra = [...who.headers].map(([name, value]) => `${name}: ${value}\r\n`).join('');
-          socket.end(
-            `HTTP/1.1 ${who.status} ${who.status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\n${extra}Connection: close\r\nContent-Length: ${Buffer.byteLength(who.body)}\r\n\r\n${who.body}`,
-          );
-          return;
-        }
-        if (stopping || !wss) {
-          socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-          return;
-        }
-        wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-          const deps: ConnectionDeps = {
-            settings,
-            engine: () => kernel.engine,
-            authenticate: (credentials) => authenticate(req, credentials),
-            logger: kernel.logger,
-          };
-          const connection = new RealtimeConnection(ws, who, deps);
-          connections.add(connection);
-          ws.on('close', () => connections.delete(connection));
-          ws.on('error', (err) => kernel.logger.debug({ err }, 'realtime: socket error'));
-        });
-      })
-      .catch((err: unknown) => {
-        kernel.logger.error({ err }, 'realtime: upgrade failed');
-        socket.destroy();
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer, given?: UpgradeAdmission): Promise<void> {
+    const admission = given ?? (await admitUpgrade(kernel, req, socket));
+    if (!admission) return;
+    const who = await identify(req, admission);
+    if ('refused' in who) return refuseUpgrade(req, socket, toObjectQLError(who.refused), admission.request.responseHeaders);
+    if (stopping || !wss) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      ws.on('error', (err) => kernel.logger.debug({ err }, 'realtime: socket error'));
+      const registry = webSockets(kernel);
+      const guard = registry.guard(ws, req.socket.remoteAddress, {
+        heartbeatSeconds: settings.heartbeatSeconds,
+        ...(settings.maxSubscriptions !== undefined
+          ? { maxSubscriptions: { max: settings.maxSubscriptions, limit: 'plugins.realtime.maxSubscriptions' } }
+          : {}),
       });
+      const deps: ConnectionDeps = {
+        settings,
+        engine: () => kernel.engine,
+        authenticate: (credentials) => authenticateSocket(kernel, req, credentials),
+        authTimeoutSeconds: registry.limits.authTimeoutSeconds,
+        logger: kernel.logger,
+      };
+      const tooMany = who.allowed ? guard.identify(who.user) : undefined;
+      if (tooMany) {
+        guard.send(JSON.stringify({ type: 'error', code: tooMany.code, message: tooMany.message, details: tooMany.details }));
+        guard.close(1008, tooMany.message);
+        return;
+      }
+      const connection = new RealtimeConnection(guard, who, deps);
+      connections.add(connection);
+      ws.once('close', () => connections.delete(connection));
+    });
+  }
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, admission?: UpgradeAdmission): void {
+    accept(req, socket, head, admission).catch((err: unknown) => {
+      kernel.logger.error({ err }, 'realtime: upgrade failed');
+      socket.destroy();
+    });
   }
 
   async function closeAll(): Promise<void> {
     stopping = true;
-    if (heartbeat) clearInterval(heartbeat);
-    heartbeat = undefined;
     const closed = [...connections].map(
       (c) =>
         new Promise<void>((resolve) => {
@@ -126,17 +126,6 @@ export default definePlugin((input: RealtimeOptions = {}) => {
       if (!change || typeof change.object !== 'string' || typeof change.id !== 'string') return;
       for (const c of connections) c.onChange(change);
     });
-    heartbeat = setInterval(() => {
-      for (const c of connections) {
-        if (!c.alive) {
-          c.ws.terminate();
-          continue;
-        }
-        c.alive = false;
-        c.ws.ping();
-      }
-    }, settings.heartbeatSeconds * 1000);
-    heartbeat.unref();
   }
 
   return {

@@ -5,15 +5,17 @@ import { parsePluginOptions, routePrefix } from '../../kernel';
 export interface RealtimeOptions {
   /** Path of the WebSocket endpoint (default /api/realtime), under the instance's basePath. */
   path?: string;
-  /** Seconds between server pings; a socket that has not answered the previous one is closed (default 30). */
+  /** Seconds between server pings; a socket that has not answered the previous one is closed (default `limits.websocket.heartbeatSeconds`, 30). */
   heartbeatSeconds?: number;
-  /** Subscriptions one socket may hold at once (default 100). */
+  /** Subscriptions one socket may hold at once (default `limits.websocket.maxSubscriptionsPerConnection`, 100). */
   maxSubscriptions?: number;
   /** Largest client message in bytes (default 65536); a larger one gets an error, the socket stays open. */
   maxMessageBytes?: number;
 }
 
-export type RealtimeSettings = Required<RealtimeOptions>;
+/** The options with defaults; the limits left out are the kernel's shared WebSocket limits (`limits.websocket`). */
+export type RealtimeSettings = Required<Pick<RealtimeOptions, 'path' | 'maxMessageBytes'>> &
+  Pick<RealtimeOptions, 'heartbeatSeconds' | 'maxSubscriptions'>;
 
 const positiveInt = z
   .number({ error: 'must be a whole number, at least 1' })
@@ -37,8 +39,8 @@ export function parseRealtimeOptions(input: unknown): RealtimeSettings {
   const o = parsePluginOptions('realtime', schema, input);
   return {
     path: o.path ?? '/api/realtime',
-    heartbeatSeconds: o.heartbeatSeconds ?? 30,
-    maxSubscriptions: o.maxSubscriptions ?? 100,
+    heartbeatSeconds: o.heartbeatSeconds,
+    maxSubscriptions: o.maxSubscriptions,
     maxMessageBytes: o.maxMessageBytes ?? 65536,
   };
 }

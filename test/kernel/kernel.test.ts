@@ -125,7 +125,8 @@ describe('kernel', () => {
         expect(config.metadata, ext).to.deep.equal([join(tmp, 'cfg', ext, 'meta')]);
         expect(config.routes.rpc, ext).to.equal(ext === 'yml' ? '/v2/rpc' : '/api/objectql');
         expect(config.routes.data, ext).to.equal('/api/data');
-        expect(config.security).to.deep.equal({ adminRoles: ['admin'], allowBodyUser: false, cors: false, headers: true, hsts: false });
+        expect(config.security).to.deep.include({ adminRoles: ['admin'], allowBodyUser: false, cors: false, headers: true, hsts: false });
+        expect(config.security.websocketOrigins).to.deep.equal([]);
       }
     });
 

@@ -5,14 +5,22 @@
  *   per object (sdl.ts), contributed to the plugin's schema.
  * - Transport: graphql-ws (protocol `graphql-transport-ws`) on a `ws` server without a server of
  *   its own, at the endpoint's path on the kernel's HTTP server (`kernel.http.upgrade(api.path)`,
- *   the base path included), i.e. the HTTP address with the ws scheme. Keep-alive: ws pings every 12 s (graphql-ws's
- *   default); the client must send connection_init within 3 s. Queries and mutations are served
- *   on the socket too, with the same schema and checks as over HTTP (introspection setting included).
+ *   the base path included), i.e. the HTTP address with the ws scheme; the client must send
+ *   connection_init within 3 s. Queries and mutations are served on the socket too, with the
+ *   same schema and checks as over HTTP (introspection setting included).
+ * - Limits: the kernel's WebSocket limits (`limits.websocket`, kernel/protocol/ws-socket.ts) hold
+ *   through each socket's guard: the upgrade is admitted by the kernel (Origin, rate limit,
+ *   connections per address), the connection counts against its user once connection_init names
+ *   it (too many: closed with 4429), each subscription against the connection and the user (too
+ *   many: an error message for that subscription id), and message rate, outgoing buffer and
+ *   heartbeat as for every WebSocket (socket.ts).
  * - Identity: the `authorization` connection parameter ("Bearer <token>") goes through the
  *   kernel's `authenticate` hook as an Authorization header; nothing else of the upgrade request
  *   is used (no cookies: a page of another site could open the socket with them). A credential
  *   that is refused, or none where authentication is required, closes the socket with 4403
- *   Forbidden (graphql-ws's code for a refused connection_init).
+ *   Forbidden (graphql-ws's code for a refused connection_init); it counts against the caller's
+ *   rate limit like a failed login over HTTP, and once that is spent the socket is closed with
+ *   4429 instead.
  * - Events: the kernel's pubsub channel RECORD_CHANGED_CHANNEL (or `settings.pubsub`), so changes
  *   made through any protocol and on any instance sharing the pubsub are heard; each subscriber
  *   gets only what the engine lets them read (feed.ts).
@@ -20,11 +28,20 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { RECORD_CHANGED_CHANNEL, type Kernel, type ObjectDefinition, type PubSub, type UpgradeHandler, type User } from '../../../kernel';
-import { upgradeAuthRequest } from '../../../kernel/protocol';
+import { GraphQLError, OperationTypeNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLResolveInfo } from 'graphql';
+import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
+import { WebSocketServer } from 'ws';
+import {
+  ObjectQLError,
+  RECORD_CHANGED_CHANNEL,
+  type Kernel,
+  type ObjectDefinition,
+  type PubSub,
+  type UpgradeAdmission,
+  type UpgradeHandler,
+  type User,
+} from '../../../kernel';
+import { admitUpgrade, authenticateSocket, webSockets, type GuardedSocket } from '../../../kernel/protocol';
 import type { GraphQLPluginApi, SubscriptionsModule } from '../api';
 import type { GraphQLContext } from '../context';
 import { operationOf } from '../document';
@@ -33,6 +50,7 @@ import type { ResolverMap, SchemaContribution } from '../schema';
 import { selectedFields } from '../selection';
 import { RecordFeed } from './feed';
 import { EVENT_KINDS, subscriptionNames, subscriptionSdl } from './sdl';
+import { serveSocket, type SocketExtra } from './socket';
 
 export { subscriptionNames, subscriptionSdl, type EventKind } from './sdl';
 
@@ -57,8 +75,8 @@ interface Connection {
 export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
   let feed: RecordFeed | undefined;
   let wss: WebSocketServer | undefined;
-  let server: { dispose(): void | Promise<void> } | undefined;
-  const connections = new WeakMap<WebSocket, Connection>();
+  let serve: ((guard: GuardedSocket, request: IncomingMessage) => void) | undefined;
+  const connections = new WeakMap<GuardedSocket, Connection>();
 
   const contributor = (objects: ObjectDefinition[]): SchemaContribution => ({
     typeDefs: subscriptionSdl(objects),
@@ -88,14 +106,28 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
     return { Subscription: fields };
   }
 
-  const handleUpgrade: UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const handleUpgrade: UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, admission?: UpgradeAdmission) => {
+    void accept(req, socket, head, admission).catch((err: unknown) => {
+      api.kernel.logger.error({ err }, 'GraphQL WebSocket upgrade failed');
+      socket.destroy();
+    });
+  };
+
+  /** On the kernel's server the kernel has admitted the upgrade; on the plugin's own port it is admitted here. */
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer, given?: UpgradeAdmission): Promise<void> {
+    const admitted = given ?? (await admitUpgrade(api.kernel, req, socket));
+    if (!admitted) return;
     const target = wss;
-    if (!target) {
+    const bind = serve;
+    if (!target || !bind) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
-  };
+    target.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('error', (err) => api.kernel.logger.debug({ err }, 'GraphQL WebSocket error'));
+      bind(webSockets(api.kernel).guard(ws, req.socket.remoteAddress), req);
+    });
+  }
 
   return {
     contributor,
@@ -118,42 +150,63 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
       const format = (errors: readonly GraphQLError[], code?: string): GraphQLFormattedError[] =>
         errors.map((e) => formatError(e, log, code));
 
-      wss = new WebSocketServer({ noServer: true, maxPayload: kernel.config.limits.maxBodyBytes });
+      wss = new WebSocketServer({ noServer: true, maxPayload: kernel.config.limits.maxBodyBytes, handleProtocols });
       wss.on('error', (err) => kernel.logger.warn({ err }, 'GraphQL WebSocket server error'));
-      wss.on('connection', (socket) => socket.on('error', (err) => kernel.logger.debug({ err }, 'GraphQL WebSocket error')));
-      server = useServer(
-        {
-          onConnect: async (ctx) => {
-            const connection = await authenticate(kernel, ctx.connectionParams, ctx.extra.request);
-            if (!connection) return false;
-            connections.set(ctx.extra.socket, connection);
-            return true;
-          },
-          // Checked as over HTTP: the same schema, the same cached documents, the same introspection rule.
-          onSubscribe: (ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] => {
-            const current = api.current();
-            const checked = current.documents.check(payload.query);
-            if ('errors' in checked) return checked.errors.map((e) => withCode(e, checked.code));
-            const operationName = payload.operationName ?? undefined;
-            const operation = operationOf(checked.document, operationName);
-            if ('problem' in operation) return [new GraphQLError(operation.problem, { extensions: { code: 'INVALID_REQUEST' } })];
-            const user = connections.get(ctx.extra.socket)?.user;
-            return {
-              schema: current.schema,
-              document: checked.document,
-              operationName,
-              variableValues: payload.variables ?? undefined,
-              contextValue: api.contextFor(user, { logger: kernel.logger }),
-            };
-          },
-          onError: (_ctx, _id, _payload, errors) => format(errors),
-          onNext: (_ctx, _id, _payload, _args, result) => {
-            if (!result.errors?.length) return undefined;
-            return { ...result, errors: format(result.errors) };
-          },
+      const server = makeServer<Record<string, unknown> | undefined, SocketExtra>({
+        onConnect: async (ctx) => {
+          const { guard, request } = ctx.extra;
+          const outcome = await authenticate(kernel, ctx.connectionParams, request);
+          if ('refused' in outcome) {
+            // A spent rate limit says so (4429); any other refusal is graphql-ws's 4403 Forbidden.
+            if (outcome.refused.code === 'RATE_LIMIT_EXCEEDED')
+              guard.close(CloseCode.TooManyInitialisationRequests, outcome.refused.message);
+            return false;
+          }
+          const tooMany = guard.identify(outcome.user);
+          if (tooMany) {
+            guard.close(CloseCode.TooManyInitialisationRequests, tooMany.message);
+            return false;
+          }
+          connections.set(guard, { user: outcome.user });
+          return true;
         },
-        wss,
-      );
+        // Checked as over HTTP: the same schema, the same cached documents, the same introspection rule.
+        onSubscribe: (ctx, id, payload): ExecutionArgs | readonly GraphQLError[] => {
+          const current = api.current();
+          const checked = current.documents.check(payload.query);
+          if ('errors' in checked) return checked.errors.map((e) => withCode(e, checked.code));
+          const operationName = payload.operationName ?? undefined;
+          const operation = operationOf(checked.document, operationName);
+          if ('problem' in operation) return [new GraphQLError(operation.problem, { extensions: { code: 'INVALID_REQUEST' } })];
+          const { guard, running } = ctx.extra;
+          if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
+            try {
+              running.set(id, guard.addSubscription());
+            } catch (err) {
+              const e = err as ObjectQLError;
+              return [new GraphQLError(e.message, { originalError: e })];
+            }
+          }
+          const user = connections.get(guard)?.user;
+          return {
+            schema: current.schema,
+            document: checked.document,
+            operationName,
+            variableValues: payload.variables ?? undefined,
+            contextValue: api.contextFor(user, { logger: kernel.logger }),
+          };
+        },
+        onComplete: (ctx, id) => {
+          ctx.extra.running.get(id)?.();
+          ctx.extra.running.delete(id);
+        },
+        onError: (_ctx, _id, _payload, errors) => format(errors),
+        onNext: (_ctx, _id, _payload, _args, result) => {
+          if (!result.errors?.length) return undefined;
+          return { ...result, errors: format(result.errors) };
+        },
+      });
+      serve = (guard, request) => serveSocket(server, guard, request, (err) => kernel.logger.error({ err }, 'GraphQL WebSocket failed'));
       if (api.settings.port === undefined) {
         // The kernel closes these sockets (1001 Going Away) as soon as its server starts draining.
         kernel.http.upgrade(api.path, handleUpgrade, () => {
@@ -163,13 +216,11 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
     },
 
     async stop() {
-      const s = server;
       const w = wss;
-      server = undefined;
       wss = undefined;
-      if (w) for (const client of w.clients) client.close(1001, 'Going away');
-      await s?.dispose();
+      serve = undefined;
       if (w) {
+        for (const client of w.clients) client.close(1001, 'Going away');
         for (const client of w.clients) client.terminate();
         await new Promise<void>((resolve) => w.close(() => resolve()));
       }
@@ -181,24 +232,21 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
 
 /**
  * The identity of a connection, from its `authorization` connection parameter only (not the
- * upgrade request's headers); false when it is refused.
+ * upgrade request's headers), counted by the rate limiter like a login over HTTP; or the refusal.
  */
 async function authenticate(
   kernel: Kernel,
   params: Readonly<Record<string, unknown>> | undefined,
   request: IncomingMessage,
-): Promise<Connection | false> {
+): Promise<{ user: User | undefined } | { refused: ObjectQLError }> {
   const authorization = params?.authorization ?? params?.Authorization;
-  if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') return false;
-  // Only the connection parameter is a credential here, not the upgrade request's headers.
-  const credentials: Record<string, string> = typeof authorization === 'string' ? { authorization } : {};
-  try {
-    const user = (await kernel.hooks.authenticate.promise(upgradeAuthRequest(request, kernel.logger, credentials))) ?? undefined;
-    return { user };
-  } catch (err) {
-    kernel.logger.debug({ err }, 'GraphQL WebSocket connection refused');
-    return false;
+  if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') {
+    return { refused: new ObjectQLError('UNAUTHORIZED', "The 'authorization' connection parameter must be a string") };
   }
+  // Only the connection parameter is a credential here, not the upgrade request's headers.
+  const outcome = await authenticateSocket(kernel, request, typeof authorization === 'string' ? { authorization } : {});
+  if ('refused' in outcome) kernel.logger.debug({ err: outcome.refused }, 'GraphQL WebSocket connection refused');
+  return outcome;
 }
 
 /** A document error carrying its code (formatError gives it to the client). */
