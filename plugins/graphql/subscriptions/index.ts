@@ -178,6 +178,8 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
           const operationName = payload.operationName ?? undefined;
           const operation = operationOf(checked.document, operationName);
           if ('problem' in operation) return [new GraphQLError(operation.problem, { extensions: { code: 'INVALID_REQUEST' } })];
+          const tooCostly = current.documents.costProblem(checked.document, operation, payload.variables ?? undefined);
+          if (tooCostly) return [withCode(tooCostly, 'INVALID_REQUEST')];
           const { guard, running } = ctx.extra;
           if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
             try {

@@ -245,6 +245,11 @@ describe('GraphQL query limits', () => {
         });
       const refused = (await run(`{ ${repeat(16, (i) => `a${i}: project(id: "x") { id }`)} }`)) as Array<{ extensions: unknown }>;
       expect(refused[0].extensions).to.deep.equal({ code: 'INVALID_REQUEST', details: { limit: 'maxAliases', max: 15 } });
+      // Cost depends on the variables: checked per operation, as over HTTP.
+      const costly = (await run(`{ ${repeat(10, (i) => `l${i}: projectList(top: 1000) { id name owner status priority }`)} }`)) as Array<{
+        extensions: unknown;
+      }>;
+      expect(costly[0].extensions).to.deep.equal({ code: 'INVALID_REQUEST', details: { limit: 'maxCost', max: 50_000 } });
       expect(await run('{ __typename }')).to.deep.equal({ data: { __typename: 'Query' } });
     } finally {
       await client.dispose();
