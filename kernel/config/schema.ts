@@ -107,6 +107,8 @@ export const configSchema = z.strictObject({
       // Values every engine stores alike (docs/security.md, "Values and query inputs").
       /** Characters of a text value (text, textarea, email, url, phone, select, ids) unless its field declares max_length. */
       maxTextLength: z.number().int().positive().default(65_536),
+      /** Nesting of a JSON value (json, object, file, image, multiple fields); MariaDB's JSON check accepts at most 31 levels. */
+      maxJsonValueDepth: z.number().int().positive().max(31).default(31),
       /** Characters of a JSON value (json, object, file, image fields) as JSON text. */
       maxJsonLength: z.number().int().positive().default(262_144),
       /** Characters of a like / contains / startswith / endswith filter value. */
@@ -124,6 +126,7 @@ export const configSchema = z.strictObject({
       maxBodyBytes: 1_048_576,
       maxJsonDepth: 64,
       maxTextLength: 65_536,
+      maxJsonValueDepth: 31,
       maxJsonLength: 262_144,
       maxPatternLength: 1000,
       maxSkip: 100_000,

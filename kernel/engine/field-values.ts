@@ -67,7 +67,7 @@ function checkOne(field: FieldDefinition, value: unknown, limits: ValueLimits): 
  * Checks and normalises one non-null value for a field. With `multiple: true` (any type but json,
  * whose value may itself be an array) the value must be an array and each element is checked.
  * First, without recursion, what no engine stores alike (value-rules.ts): NUL characters, unpaired
- * surrogates, nesting deeper than limits.maxJsonDepth.
+ * surrogates, nesting deeper than limits.maxJsonValueDepth.
  */
 export function normalizeFieldValue(field: FieldDefinition, value: unknown, limits: ValueLimits = DEFAULT_VALUE_LIMITS): Checked {
   const unstorable = treeProblem(value, limits);

@@ -21,8 +21,8 @@ const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
- * text, textarea, email, url, phone: a storable string within min_length and max_length (or,
- * without max_length, limits.maxTextLength), in the type's format.
+ * text, textarea, email, url, phone: a storable string within min_length and max_length (without
+ * max_length: 255 characters, or limits.maxTextLength for textarea), in the type's format.
  */
 export function checkString(field: FieldDefinition, value: unknown, limits: Pick<ValueLimits, 'maxTextLength'>): Checked {
   if (typeof value !== 'string') return fail('must be a string');
@@ -30,7 +30,7 @@ export function checkString(field: FieldDefinition, value: unknown, limits: Pick
   if (unstorable) return fail(unstorable);
   const length = codePointCount(value);
   if (field.min_length !== undefined && length < field.min_length) return fail(`must be at least ${field.min_length} characters`);
-  const tooLong = textLengthProblem(length, field.max_length, limits);
+  const tooLong = textLengthProblem(length, field, limits);
   if (tooLong) return tooLong;
   switch (field.type) {
     case 'email':

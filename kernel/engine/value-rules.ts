@@ -9,7 +9,7 @@ import { configSchema } from '../config/schema';
 import type { Limits } from './types';
 
 /** The limits that bound values (config `limits`). */
-export type ValueLimits = Pick<Limits, 'maxTextLength' | 'maxJsonDepth' | 'maxJsonLength' | 'maxPatternLength'>;
+export type ValueLimits = Pick<Limits, 'maxTextLength' | 'maxJsonValueDepth' | 'maxJsonLength' | 'maxPatternLength'>;
 
 /** The configuration's defaults, for pure callers given no limits. */
 export const DEFAULT_VALUE_LIMITS: ValueLimits = Object.freeze(configSchema.shape.limits.parse(undefined));
@@ -39,10 +39,10 @@ export function numberProblem(n: number): string | undefined {
 
 /**
  * Walks any value without recursion: every string (object keys too) must be storable, and arrays
- * and objects nest at most `maxJsonDepth` levels. Run before anything recurses over the value.
+ * and objects nest at most `maxJsonValueDepth` levels. Run before anything recurses over the value.
  */
-export function treeProblem(value: unknown, limits: Pick<ValueLimits, 'maxJsonDepth'>): ValueProblem | undefined {
-  const max = limits.maxJsonDepth;
+export function treeProblem(value: unknown, limits: Pick<ValueLimits, 'maxJsonValueDepth'>): ValueProblem | undefined {
+  const max = limits.maxJsonValueDepth;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length) {
     const [v, depth] = stack.pop()!;
@@ -52,7 +52,7 @@ export function treeProblem(value: unknown, limits: Pick<ValueLimits, 'maxJsonDe
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > max) return { error: `is nested deeper than ${max} levels`, limit: { limit: 'maxJsonDepth', max } };
+    if (depth + 1 > max) return { error: `is nested deeper than ${max} levels`, limit: { limit: 'maxJsonValueDepth', max } };
     if (Array.isArray(v)) {
       for (const item of v) stack.push([item, depth + 1]);
       continue;
@@ -75,10 +75,29 @@ export function jsonLengthProblem(value: unknown, limits: Pick<ValueLimits, 'max
     : undefined;
 }
 
-/** A text value's length bound: the field's own max_length when it declares one, else maxTextLength. */
-export function textLengthProblem(length: number, fieldMax: number | undefined, limits: Pick<ValueLimits, 'maxTextLength'>): ValueProblem | undefined {
-  if (fieldMax !== undefined) return length > fieldMax ? { error: `must be at most ${fieldMax} characters` } : undefined;
+/**
+ * The widest text every engine stores in a column of its own without max_length: MySQL and
+ * MariaDB keep short text (text, email, url, phone, select) in varchar(255), and PostgreSQL
+ * select values too. A field declaring max_length gets a wider column (mediumtext) there.
+ */
+export const SHORT_TEXT_LENGTH = 255;
+const SHORT_TEXT_TYPES = new Set(['text', 'email', 'url', 'phone', 'select']);
+
+/**
+ * A text value's length bound: the field's own max_length when it declares one; else 255 for
+ * short text types and limits.maxTextLength for textarea.
+ */
+export function textLengthProblem(
+  length: number,
+  field: { type: string; max_length?: number },
+  limits: Pick<ValueLimits, 'maxTextLength'>,
+): ValueProblem | undefined {
+  if (field.max_length !== undefined) return length > field.max_length ? { error: `must be at most ${field.max_length} characters` } : undefined;
+  if (SHORT_TEXT_TYPES.has(field.type)) {
+    return length > SHORT_TEXT_LENGTH
+      ? { error: `must be at most ${SHORT_TEXT_LENGTH} characters (a ${field.type} field without max_length; use textarea or declare max_length for longer text)` }
+      : undefined;
+  }
   const max = limits.maxTextLength;
   return length > max ? { error: `must be at most ${max} characters`, limit: { limit: 'maxTextLength', max } } : undefined;
 }
-

@@ -21,6 +21,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
   const access = repo.access;
   assertAllowed(access, 'create', repo.name);
   assertWritable(repo, input, access, 'create');
+  assertIdChoosable(repo, input, access);
   const created = await inTransaction(repo, async (r) => {
     const ctx = r.hookContext('beforeCreate', 'create', { data: { ...input } });
     await r.runHooks(ctx);
@@ -262,6 +263,20 @@ export function assertWritable(repo: ObjectRepository, data: DataRecord, access:
     }
   }
   throwIfInvalid(repo, unknown);
+}
+
+/**
+ * A caller may choose the id of a new record only when it could read any record with that id (no
+ * record scope, read allowed). Otherwise a taken id would answer CONFLICT where a read of it
+ * answers NOT_FOUND: an oracle for what the caller may not see (docs/adr/0008, docs/security.md).
+ * Checked on the caller's input, before hooks (which may set an id) and whatever the id is.
+ */
+function assertIdChoosable(repo: ObjectRepository, input: DataRecord, access: Access): void {
+  if (input.id === undefined || input.id === null || access.all || (access.allowed.read && !access.scopes.read)) return;
+  throw validationError(
+    { id: `cannot be chosen by a caller who may not read every record of '${repo.name}': leave it out and the service assigns one` },
+    `Invalid ${repo.name}: id cannot be chosen by a caller who may not read every record of '${repo.name}'`,
+  );
 }
 
 /** VALIDATION_ERROR naming every field in `errors`, with the configured limit exceeded (`limit`, `max`) when one was. */

@@ -11,6 +11,7 @@ import { defineCrudTests } from './suite-crud';
 import { defineFilterTests } from './suite-filters';
 import { defineQueryTests } from './suite-query';
 import { defineTransactionTests } from './suite-transactions';
+import { defineValueTests } from './suite-values';
 
 export interface DriverSuiteOptions {
   /** When set, the whole suite is reported as pending with this reason (e.g. "no server configured"). */
@@ -61,5 +62,6 @@ export function runDriverSuite(label: string, makeDatasource: () => Promise<Data
     defineAggregateTests(ctx);
     defineConstraintTests(ctx);
     defineTransactionTests(ctx);
+    defineValueTests(ctx);
   });
 }

@@ -6,6 +6,8 @@ export const ITEM = 'tck_item';
 export const OWNER = 'tck_owner';
 /** Attachment fields live on an object of their own: ITEM's and OWNER's shape is pinned by other tests. */
 export const DOC = 'tck_doc';
+/** The object of the value-edge tests (suite-values.ts): short and long text, a number, JSON. */
+export const VALUE = 'tck_value';
 
 /** What the suite's tests share: the datasource of the running test. */
 export interface TckContext {
@@ -72,9 +74,14 @@ export function tckAttachmentObject(): ObjectDefinition {
   return object(DOC, [field('name', 'text'), field('contract', 'file'), field('photos', 'image', { multiple: true })]);
 }
 
+/** The object of the value-edge tests. */
+export function tckValueObject(): ObjectDefinition {
+  return object(VALUE, [field('name', 'text'), field('note', 'textarea'), field('qty', 'number'), field('meta', 'json')]);
+}
+
 /** Every object the driver suite syncs. */
 export function suiteObjects(): ObjectDefinition[] {
-  return [...tckObjects(), tckAttachmentObject()];
+  return [...tckObjects(), tckAttachmentObject(), tckValueObject()];
 }
 
 /**
@@ -160,7 +167,7 @@ export async function seedItems(ds: Datasource): Promise<void> {
 
 /** Deletes every record of the suite's objects, through the interface only. */
 export async function clearAll(ds: Datasource): Promise<void> {
-  for (const name of [ITEM, OWNER, DOC]) {
+  for (const name of [ITEM, OWNER, DOC, VALUE]) {
     for (const record of await ds.find(name, { fields: ['id'] })) await ds.delete(name, String(record.id));
   }
 }

@@ -14,6 +14,7 @@ export {
   ITEM,
   OWNER,
   SEED,
+  VALUE,
   clearAll,
   idsOf,
   idsWhere,
@@ -22,5 +23,6 @@ export {
   suiteObjects,
   tckAttachmentObject,
   tckObjects,
+  tckValueObject,
   type TckContext,
 } from './fixtures';
