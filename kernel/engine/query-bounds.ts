@@ -25,7 +25,11 @@ export function assertQueryDepth(options: FindOptions, max: number): void {
   for (const name of NESTED_OPTIONS) {
     const value: unknown = options[name];
     if (value !== null && typeof value === 'object' && valueDepth(value, max) > max) {
-      throw new ObjectQLError('INVALID_REQUEST', `'${name}' is nested deeper than ${max} levels`, { parameter: name, limit: 'maxJsonDepth', max });
+      throw new ObjectQLError('INVALID_REQUEST', `'${name}' is nested deeper than ${max} levels`, {
+        parameter: name,
+        limit: 'maxJsonDepth',
+        max,
+      });
     }
   }
 }

@@ -92,10 +92,13 @@ export function textLengthProblem(
   field: { type: string; max_length?: number },
   limits: Pick<ValueLimits, 'maxTextLength'>,
 ): ValueProblem | undefined {
-  if (field.max_length !== undefined) return length > field.max_length ? { error: `must be at most ${field.max_length} characters` } : undefined;
+  if (field.max_length !== undefined)
+    return length > field.max_length ? { error: `must be at most ${field.max_length} characters` } : undefined;
   if (SHORT_TEXT_TYPES.has(field.type)) {
     return length > SHORT_TEXT_LENGTH
-      ? { error: `must be at most ${SHORT_TEXT_LENGTH} characters (a ${field.type} field without max_length; use textarea or declare max_length for longer text)` }
+      ? {
+          error: `must be at most ${SHORT_TEXT_LENGTH} characters (a ${field.type} field without max_length; use textarea or declare max_length for longer text)`,
+        }
       : undefined;
   }
   const max = limits.maxTextLength;

@@ -85,7 +85,10 @@ function decodeListQuery(params: Params, limits: QueryLimits): ListInput {
 }
 
 /** GET /:object/:id → the fields and expand of that one record. */
-export function parseRecordQuery(pairs: QueryPairs, limits: Partial<Pick<QueryLimits, 'maxJsonDepth'>> = {}): Pick<FindOptions, 'fields' | 'expand'> {
+export function parseRecordQuery(
+  pairs: QueryPairs,
+  limits: Partial<Pick<QueryLimits, 'maxJsonDepth'>> = {},
+): Pick<FindOptions, 'fields' | 'expand'> {
   return parseRecordParams(checkedDepth(collectParams(pairs, RECORD_PARAMS, 'a record request'), limits));
 }
 

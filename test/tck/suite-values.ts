@@ -15,7 +15,7 @@ const MAX_JSON_DEPTH = 31;
 
 function nestedJson(levels: number): unknown {
   let value: unknown = 'leaf';
-  for (let i = 1; i < levels; i++) value = i % 2 ? [value] : { k: value };
+  for (let i = 0; i < levels; i++) value = i % 2 ? { k: value } : [value];
   return value;
 }
 
@@ -81,4 +81,3 @@ export function defineValueTests(ctx: TckContext): void {
     });
   });
 }
-
