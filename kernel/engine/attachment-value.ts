@@ -48,7 +48,7 @@ const SCHEME_RE = /^([a-z][a-z0-9+.-]*):/i;
  * skip while reading a scheme (`java\tscript:`, ` javascript:`).
  */
 function isSafeLink(url: string): boolean {
-  if (/[\s\u0000-\u001f\u007f]/.test(url)) return false;
+  if (/[\s\p{Cc}]/u.test(url)) return false;
   const scheme = SCHEME_RE.exec(url)?.[1].toLowerCase();
   if (scheme === undefined) return true;
   if (scheme !== 'http' && scheme !== 'https') return false;
