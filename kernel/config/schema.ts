@@ -131,6 +131,17 @@ export const configSchema = z.strictObject({
       /** Nesting of arrays and objects in any JSON input (bodies, query-string JSON, JSON values), checked before anything recurses over it. */
       maxJsonDepth: z.number().int().positive().default(64),
       websocket: websocketLimits.prefault({}),
+      // Values every engine stores alike (docs/security.md, "Values and query inputs").
+      /** Characters of a text value (text, textarea, email, url, phone, select, ids) unless its field declares max_length. */
+      maxTextLength: z.number().int().positive().default(65_536),
+      /** Nesting of a JSON value (json, object, file, image, multiple fields); MariaDB's JSON check accepts at most 31 levels. */
+      maxJsonValueDepth: z.number().int().positive().max(31).default(31),
+      /** Characters of a JSON value (json, object, file, image fields) as JSON text. */
+      maxJsonLength: z.number().int().positive().default(262_144),
+      /** Characters of a like / contains / startswith / endswith filter value. */
+      maxPatternLength: z.number().int().positive().default(1000),
+      /** Records a list may skip; beyond it, page with a filter on the sort key. */
+      maxSkip: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(100_000),
     })
     .default({
       defaultTop: 100,
@@ -142,6 +153,11 @@ export const configSchema = z.strictObject({
       maxBodyBytes: 1_048_576,
       maxJsonDepth: 64,
       websocket: websocketLimits.parse({}),
+      maxTextLength: 65_536,
+      maxJsonValueDepth: 31,
+      maxJsonLength: 262_144,
+      maxPatternLength: 1000,
+      maxSkip: 100_000,
     }),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),

@@ -62,7 +62,7 @@ function checkParams(repo: ObjectRepository, action: ActionDefinition, input: un
       if (param.required) errors[key] = 'is required';
       continue;
     }
-    const checked = normalizeFieldValue(field, value);
+    const checked = normalizeFieldValue(field, value, repo.engine.limits);
     if ('error' in checked) errors[key] = checked.error;
     else out[key] = checked.value;
   }

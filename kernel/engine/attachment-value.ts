@@ -39,12 +39,35 @@ export function isAccepted(accept: readonly string[], name: string, mime: string
   });
 }
 
+const LINK_RULE = 'must be an http(s) URL or a relative path';
+const SCHEME_RE = /^([a-z][a-z0-9+.-]*):/i;
+
+/**
+ * A link a client may follow or embed: http(s), or relative (no scheme). `javascript:`, `data:`
+ * and the like are refused; so is any whitespace or control character, which browsers strip or
+ * skip while reading a scheme (`java\tscript:`, ` javascript:`).
+ */
+function isSafeLink(url: string): boolean {
+  if (/[\s\p{Cc}]/u.test(url)) return false;
+  const scheme = SCHEME_RE.exec(url)?.[1].toLowerCase();
+  if (scheme === undefined) return true;
+  if (scheme !== 'http' && scheme !== 'https') return false;
+  try {
+    return new URL(url).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 function checkShape(isImage: boolean, v: Record<string, unknown>): string | undefined {
   const allowed = isImage ? IMAGE_KEYS : FILE_KEYS;
   const unknown = Object.keys(v).filter((k) => !allowed.has(k));
   if (unknown.length) return `has unknown key${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`;
   for (const key of ['name', 'url'] as const) {
     if (!isString(v[key]) || v[key] === '') return `${key} is required (a non-empty string)`;
+  }
+  for (const key of ['url', 'thumbnail_url'] as const) {
+    if (isString(v[key]) && !isSafeLink(v[key])) return `${key} ${LINK_RULE}`;
   }
   if (!isNonNegative(v.size)) return 'size is required (a non-negative number of bytes)';
   if (!isString(v.type) || !MIME_RE.test(v.type)) return 'type is required (a MIME type such as image/png)';
@@ -62,6 +85,7 @@ function checkShape(isImage: boolean, v: Record<string, unknown>): string | unde
     for (const [k, url] of Object.entries(v.variants)) {
       if (!VARIANT_KEYS.has(k)) return `variants has unknown key: ${k}`;
       if (url !== undefined && url !== null && !isString(url)) return `variants.${k} must be a string`;
+      if (isString(url) && !isSafeLink(url)) return `variants.${k} ${LINK_RULE}`;
     }
   }
   return undefined;

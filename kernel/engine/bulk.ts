@@ -31,7 +31,8 @@ export async function updateMany(repo: ObjectRepository, filters: unknown, data:
     throw new ObjectQLError('INVALID_REQUEST', `updateMany on '${repo.name}' needs 'data', a map of field values`);
   // The caller's data must hold on its own, whether or not anything matches; hooks may add to it per record.
   assertWritable(repo, data, repo.access, 'update');
-  throwIfInvalid(repo, checkRecordValues(repo.compiled.def, data, 'update').errors);
+  const checked = checkRecordValues(repo.compiled.def, data, 'update', repo.engine.limits);
+  throwIfInvalid(repo, checked.errors, checked.limit);
   const ids = await matchingIds(repo, filters, 'updateMany');
   return eachRecord(repo, ids, (id) => repo.update(id, data));
 }

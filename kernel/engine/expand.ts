@@ -21,13 +21,18 @@ const SPEC_OPTION_KEYS = ['fields', 'filters', 'sort', 'top', 'expand'];
  * the map is checked by the engine.
  */
 export function assertSpecExpand(expand: unknown, where = 'expand'): void {
-  if (!expand || typeof expand !== 'object' || Array.isArray(expand)) return;
-  for (const [name, options] of Object.entries(expand as Record<string, unknown>)) {
-    if (!options || typeof options !== 'object' || Array.isArray(options)) continue;
-    if (Object.prototype.hasOwnProperty.call(options, 'filter')) {
-      throw new ObjectQLError('INVALID_REQUEST', `${where}.${name}: unknown option 'filter'; expected ${SPEC_OPTION_KEYS.join(', ')}`);
+  // A loop, not recursion: this runs on the client's map before any depth limit is checked.
+  const pending: Array<[unknown, string]> = [[expand, where]];
+  while (pending.length) {
+    const [map, at] = pending.pop()!;
+    if (!map || typeof map !== 'object' || Array.isArray(map)) continue;
+    for (const [name, options] of Object.entries(map as Record<string, unknown>)) {
+      if (!options || typeof options !== 'object' || Array.isArray(options)) continue;
+      if (Object.prototype.hasOwnProperty.call(options, 'filter')) {
+        throw new ObjectQLError('INVALID_REQUEST', `${at}.${name}: unknown option 'filter'; expected ${SPEC_OPTION_KEYS.join(', ')}`);
+      }
+      pending.push([(options as ExpandOptions).expand, `${at}.${name}`]);
     }
-    assertSpecExpand((options as ExpandOptions).expand, `${where}.${name}`);
   }
 }
 

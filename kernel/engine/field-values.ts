@@ -18,17 +18,18 @@ import {
   checkTime,
   type Checked,
 } from './scalar-values';
+import { DEFAULT_VALUE_LIMITS, treeProblem, type ValueLimits, type ValueProblem } from './value-rules';
 
 export type { Checked };
 
-function checkOne(field: FieldDefinition, value: unknown): Checked {
+function checkOne(field: FieldDefinition, value: unknown, limits: ValueLimits): Checked {
   switch (field.type) {
     case 'text':
     case 'textarea':
     case 'email':
     case 'url':
     case 'phone':
-      return checkString(field, value);
+      return checkString(field, value, limits);
     case 'number':
     case 'currency':
     case 'percent':
@@ -46,7 +47,7 @@ function checkOne(field: FieldDefinition, value: unknown): Checked {
     case 'time':
       return checkTime(value);
     case 'select':
-      return checkSelect(field, value);
+      return checkSelect(field, value, limits);
     case 'lookup':
     case 'master_detail':
       return checkReference(value);
@@ -54,9 +55,9 @@ function checkOne(field: FieldDefinition, value: unknown): Checked {
     case 'image':
       return checkAttachment(field, value);
     case 'object':
-      return checkObject(value);
+      return checkObject(value, limits);
     case 'json':
-      return checkJson(value);
+      return checkJson(value, limits);
     default:
       return { error: `has an unsupported field type '${String(field.type)}'` };
   }
@@ -65,18 +66,22 @@ function checkOne(field: FieldDefinition, value: unknown): Checked {
 /**
  * Checks and normalises one non-null value for a field. With `multiple: true` (any type but json,
  * whose value may itself be an array) the value must be an array and each element is checked.
+ * First, without recursion, what no engine stores alike (value-rules.ts): NUL characters, unpaired
+ * surrogates, nesting deeper than limits.maxJsonValueDepth.
  */
-export function normalizeFieldValue(field: FieldDefinition, value: unknown): Checked {
+export function normalizeFieldValue(field: FieldDefinition, value: unknown, limits: ValueLimits = DEFAULT_VALUE_LIMITS): Checked {
+  const unstorable = treeProblem(value, limits);
+  if (unstorable) return unstorable;
   if (!field.multiple || field.type === 'json' || field.type === 'auto_number' || field.type === 'formula') {
-    return checkOne(field, value);
+    return checkOne(field, value, limits);
   }
   if (!Array.isArray(value)) return { error: 'must be an array (the field allows multiple values)' };
   const out: unknown[] = [];
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     if (item === null || item === undefined) return { error: `item ${i + 1}: must not be null` };
-    const r = checkOne(field, item);
-    if ('error' in r) return { error: `item ${i + 1}: ${r.error}` };
+    const r = checkOne(field, item, limits);
+    if ('error' in r) return { ...r, error: `item ${i + 1}: ${r.error}` };
     out.push(r.value);
   }
   return { value: out };
@@ -104,15 +109,18 @@ function mustBeGiven(field: FieldDefinition): boolean {
 /**
  * Checks every key of `data` against the object's fields; returns the normalised copy of the
  * given keys ('' becomes null; a key set to undefined is dropped) and every error found, keyed by
- * field name. On create, required fields that are missing or empty are errors too.
+ * field name, with the first configured limit a value exceeds. On create, required fields that
+ * are missing or empty are errors too.
  */
 export function checkRecordValues(
   object: ObjectDefinition,
   data: Record<string, unknown>,
   mode: 'create' | 'update',
-): { data: Record<string, unknown>; errors: Record<string, string> } {
+  limits: ValueLimits = DEFAULT_VALUE_LIMITS,
+): { data: Record<string, unknown>; errors: Record<string, string>; limit?: ValueProblem['limit'] } {
   const out: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
+  let limit: ValueProblem['limit'];
   for (const [key, value] of Object.entries(data)) {
     const field = Object.prototype.hasOwnProperty.call(object.fields, key) ? object.fields[key] : undefined;
     if (!field) {
@@ -132,16 +140,18 @@ export function checkRecordValues(
       else out[key] = value === '' ? null : value;
       continue;
     }
-    const r = normalizeFieldValue(field, value);
-    if ('error' in r) errors[key] = r.error;
-    else out[key] = r.value;
+    const r = normalizeFieldValue(field, value, limits);
+    if ('error' in r) {
+      errors[key] = r.error;
+      limit ??= r.limit;
+    } else out[key] = r.value;
   }
   if (mode === 'create') {
     for (const [name, field] of Object.entries(object.fields)) {
       if (mustBeGiven(field) && !(name in errors) && isEmptyValue(field, data[name])) errors[name] = 'is required';
     }
   }
-  return { data: out, errors };
+  return { data: out, errors, ...(limit ? { limit } : {}) };
 }
 
 export interface DefaultSpecials {

@@ -4,7 +4,7 @@
  * are errors (a hidden field reads as unknown, so its existence is not revealed), values are
  * coerced to the field's type, special values are resolved and bare field names become references.
  */
-import { ObjectQLError } from '../errors';
+import { ObjectQLError, validationError } from '../errors';
 import { JSON_VALUE_TYPES, NUMERIC_TYPES, TEXTUAL_TYPES, type FieldDefinition, type ObjectDefinition } from '../metadata/types';
 import {
   FILTER_FUNCTIONS,
@@ -15,14 +15,18 @@ import {
   type SortKey,
   type ValueCondition,
 } from '../query/ast';
+import { checkDate, checkDateTime } from './scalar-values';
 import { isSpecial, resolveSpecial, type Specials } from './special-values';
 import type { SortInput } from './types';
+import { DEFAULT_VALUE_LIMITS, numberProblem, stringProblem, type ValueLimits } from './value-rules';
 
 export interface CheckEnv {
   object: ObjectDefinition;
   /** Fields the caller may read, filter, sort and group by. */
   readable: ReadonlySet<string>;
   specials: Specials;
+  /** Bounds of filter values; the configuration's defaults when absent. */
+  limits?: ValueLimits;
 }
 
 const SUBSTRING_OPS = new Set<Operator>(['like', 'contains', 'startswith', 'endswith']);
@@ -84,6 +88,8 @@ function checkCondition(c: Condition, env: CheckEnv): Filter {
     value = value.map((v) => coerce(field, v, op, where));
   } else if (SUBSTRING_OPS.has(op)) {
     if (typeof value !== 'string') throw new ObjectQLError('INVALID_REQUEST', `${where}: operator '${op}' needs a string value`);
+    assertStorable(field, value);
+    assertPattern(field, op, value, env.limits ?? DEFAULT_VALUE_LIMITS);
   } else {
     value = coerce(field, value, op, where);
   }
@@ -158,14 +164,37 @@ function resolveSpecials(value: unknown, specials: Specials): unknown {
   return value;
 }
 
+/**
+ * A filter value no stored value can be, because no engine stores it alike (value-rules.ts): a
+ * VALIDATION_ERROR naming the field, as the same value in a write gets, before any driver sees it.
+ */
+function assertStorable(field: FieldDefinition, value: unknown): void {
+  const problem = typeof value === 'string' ? stringProblem(value) : typeof value === 'number' ? numberProblem(value) : undefined;
+  if (problem) throw validationError({ [field.name]: `filter value ${problem}` });
+}
+
+/** A like / contains / startswith / endswith value within limits.maxPatternLength characters. */
+function assertPattern(field: FieldDefinition, op: Operator, value: string, limits: ValueLimits): void {
+  const max = limits.maxPatternLength;
+  if (value.length <= max) return;
+  const message = `'${op}' value must be at most ${max} characters (got ${value.length})`;
+  throw new ObjectQLError('VALIDATION_ERROR', `Filter on '${field.name}': ${message}`, {
+    fields: { [field.name]: message },
+    limit: 'maxPatternLength',
+    max,
+  });
+}
+
 /** Coerces one filter value to the field's storage form; a value that cannot fit is an error naming the field. */
 function coerce(field: FieldDefinition, value: unknown, op: Operator, where: string): unknown {
   const bad = (expected: string) =>
     new ObjectQLError('INVALID_REQUEST', `${where}: ${JSON.stringify(value)} is not ${expected}`, { field: field.name });
   if (value === null || value === undefined) throw bad('a value (use = null or != null to test for null)');
+  assertStorable(field, value);
   if (NUMERIC_TYPES.has(field.type)) {
     const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isFinite(n)) throw bad('a number');
+    assertStorable(field, n);
     return n;
   }
   switch (field.type) {
@@ -173,13 +202,14 @@ function coerce(field: FieldDefinition, value: unknown, op: Operator, where: str
       if (value === 'true' || value === 'false') return value === 'true';
       if (typeof value !== 'boolean') throw bad('a boolean');
       return value;
+    // A real calendar date, as a write needs: 2025-02-30 is refused, not read as 2025-03-02.
     case 'date':
-      if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(value))) throw bad('a date (YYYY-MM-DD)');
+      if ('error' in checkDate(value)) throw bad('a date (YYYY-MM-DD)');
       return value;
     case 'datetime': {
-      const t = typeof value === 'string' ? Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value) : NaN;
-      if (Number.isNaN(t)) throw bad('a date-time (ISO 8601)');
-      return new Date(t).toISOString();
+      const checked = checkDateTime(typeof value === 'string' && DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+      if ('error' in checked) throw bad('a date-time (ISO 8601)');
+      return checked.value;
     }
     case 'time':
       if (typeof value !== 'string' || !TIME.test(value)) throw bad('a time (HH:MM or HH:MM:SS)');

@@ -34,6 +34,7 @@ import type {
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
 import { evaluateFilter } from '../query/evaluate';
+import { assertQueryDepth, assertSkip } from './query-bounds';
 import { createRecord, deleteRecord, updateRecord } from './write-path';
 
 export interface CheckedQuery {
@@ -77,18 +78,24 @@ export class ObjectRepository implements Repository {
     return { user: isAnonymous(user) ? undefined : user, now: new Date() };
   }
   env(access = this.access): CheckEnv {
-    return { object: this.compiled.def, readable: access.readable, specials: this.specials() };
+    return { object: this.compiled.def, readable: access.readable, specials: this.specials(), limits: this.engine.limits };
   }
 
   /** The caller's record scope for `op` with special values resolved; record_filters may name any field. */
   scopeFilter(access = this.access, op: PermissionOperation = 'read'): Filter | undefined {
     const scope = access.scopes[op];
     if (!scope) return undefined;
-    return checkFilter(scope, { object: this.compiled.def, readable: this.compiled.fieldNames, specials: this.specials() });
+    return checkFilter(scope, {
+      object: this.compiled.def,
+      readable: this.compiled.fieldNames,
+      specials: this.specials(),
+      limits: this.engine.limits,
+    });
   }
 
   parseFilters(filters: unknown): Filter | undefined {
-    const { maxFilterDepth, maxFilterConditions } = this.engine.limits;
+    const { maxFilterDepth, maxFilterConditions, maxJsonDepth } = this.engine.limits;
+    assertQueryDepth({ filters }, maxJsonDepth);
     return parseFilter(filters, { maxDepth: maxFilterDepth, maxConditions: maxFilterConditions });
   }
 
@@ -209,6 +216,8 @@ export class ObjectRepository implements Repository {
       throw new ObjectQLError('INVALID_REQUEST', `'skip' must be a non-negative integer, got ${JSON.stringify(skip)}`, {
         parameter: 'skip',
       });
+    assertSkip(skip, this.engine.limits.maxSkip);
+    assertQueryDepth(options, this.engine.limits.maxJsonDepth);
 
     const userFilter = andFilters(this.parseFilters(options.filters), options.filter);
     const agg = options.aggregate || options.groupBy ? checkAggregate(options, env) : undefined;

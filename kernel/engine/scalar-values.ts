@@ -4,8 +4,10 @@
  */
 import type { FieldDefinition } from '../metadata/types';
 import { isPlainObject } from '../util/objects';
+import { jsonLengthProblem, numberProblem, stringProblem, textLengthProblem, type ValueLimits, type ValueProblem } from './value-rules';
 
-export type Checked = { value: unknown } | { error: string };
+/** The normalised value, or what is wrong with it (and the configured limit it exceeds, if any). */
+export type Checked = { value: unknown } | ValueProblem;
 
 const ok = (value: unknown): Checked => ({ value });
 const fail = (error: string): Checked => ({ error });
@@ -18,12 +20,18 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-/** text, textarea, email, url, phone: a string within min_length / max_length, in the type's format. */
-export function checkString(field: FieldDefinition, value: unknown): Checked {
+/**
+ * text, textarea, email, url, phone: a storable string within min_length and max_length (without
+ * max_length: 255 characters, or limits.maxTextLength for textarea), in the type's format.
+ */
+export function checkString(field: FieldDefinition, value: unknown, limits: Pick<ValueLimits, 'maxTextLength'>): Checked {
   if (typeof value !== 'string') return fail('must be a string');
-  const length = Array.from(value).length;
+  const unstorable = stringProblem(value);
+  if (unstorable) return fail(unstorable);
+  const length = codePointCount(value);
   if (field.min_length !== undefined && length < field.min_length) return fail(`must be at least ${field.min_length} characters`);
-  if (field.max_length !== undefined && length > field.max_length) return fail(`must be at most ${field.max_length} characters`);
+  const tooLong = textLengthProblem(length, field, limits);
+  if (tooLong) return tooLong;
   switch (field.type) {
     case 'email':
       return EMAIL_RE.test(value) ? ok(value) : fail('must be a valid email address');
@@ -36,6 +44,16 @@ export function checkString(field: FieldDefinition, value: unknown): Checked {
     default:
       return ok(value);
   }
+}
+
+/** Characters as min_length / max_length count them: code points (the string is well-formed by now). */
+function codePointCount(value: string): number {
+  let n = value.length;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+  }
+  return n;
 }
 
 function isHttpUrl(value: string): boolean {
@@ -51,6 +69,8 @@ function isHttpUrl(value: string): boolean {
 /** number, currency, percent: a finite number (numeric strings are refused) within min / max and scale. */
 export function checkNumber(field: FieldDefinition, value: unknown): Checked {
   if (typeof value !== 'number' || !Number.isFinite(value)) return fail('must be a number');
+  const inexact = numberProblem(value);
+  if (inexact) return fail(inexact);
   if (field.min !== undefined && value < field.min) return fail(`must be at least ${field.min}`);
   if (field.max !== undefined && value > field.max) return fail(`must be at most ${field.max}`);
   if (field.scale !== undefined && decimalPlaces(value) > field.scale) {
@@ -119,20 +139,31 @@ export function checkTime(value: unknown): Checked {
   return ok(Number(ms) > 0 ? `${base}.${ms}` : base);
 }
 
-/** select: one of the options' values (any string when the field declares no options). */
-export function checkSelect(field: FieldDefinition, value: unknown): Checked {
+/** select: one of the options' values (any storable string within maxTextLength when the field declares no options). */
+export function checkSelect(field: FieldDefinition, value: unknown, limits: Pick<ValueLimits, 'maxTextLength'>): Checked {
   const values = (field.options ?? []).map((o) => o.value);
   if (typeof value !== 'string') return fail(values.length ? `must be one of: ${values.join(', ')}` : 'must be a string');
-  if (values.length && !values.includes(value)) return fail(`must be one of: ${values.join(', ')}`);
-  return ok(value);
+  if (values.length) return values.includes(value) ? ok(value) : fail(`must be one of: ${values.join(', ')}`);
+  return checkString(field, value, limits);
 }
 
 /** lookup, master_detail: a record id; whether the record exists is the engine's business. */
 export function checkReference(value: unknown): Checked {
-  return typeof value === 'string' && value.trim() !== '' ? ok(value) : fail('must be a record id (a non-empty string)');
+  if (typeof value !== 'string' || value.trim() === '') return fail('must be a record id (a non-empty string)');
+  return checkId(value);
 }
 
-/** True for values JSON represents faithfully: null, booleans, finite numbers, strings, plain arrays and objects. */
+/** A record id: a storable string of at most 255 characters (the id column's width everywhere). */
+export function checkId(value: string): Checked {
+  if (value.length > 255) return fail('must be a record id of at most 255 characters');
+  const unstorable = stringProblem(value);
+  return unstorable ? fail(unstorable) : ok(value);
+}
+
+/**
+ * True for values JSON represents faithfully: null, booleans, finite numbers, strings, plain arrays
+ * and objects. Recursive: call it on values whose depth is known to be bounded (treeProblem).
+ */
 export function isJsonValue(v: unknown, seen: Set<object> = new Set()): boolean {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v);
@@ -145,13 +176,15 @@ export function isJsonValue(v: unknown, seen: Set<object> = new Set()): boolean 
   return okAll;
 }
 
-/** object: a plain JSON object (not an array). */
-export function checkObject(value: unknown): Checked {
+/** object: a plain JSON object (not an array), within maxJsonLength as JSON text. */
+export function checkObject(value: unknown, limits: Pick<ValueLimits, 'maxJsonLength'>): Checked {
   if (!isPlainObject(value)) return fail('must be an object');
-  return isJsonValue(value) ? ok(value) : fail('must contain only JSON values');
+  if (!isJsonValue(value)) return fail('must contain only JSON values');
+  return jsonLengthProblem(value, limits) ?? ok(value);
 }
 
-/** json: any JSON-serialisable value. */
-export function checkJson(value: unknown): Checked {
-  return isJsonValue(value) ? ok(value) : fail('must be a JSON value');
+/** json: any JSON-serialisable value, within maxJsonLength as JSON text. */
+export function checkJson(value: unknown, limits: Pick<ValueLimits, 'maxJsonLength'>): Checked {
+  if (!isJsonValue(value)) return fail('must be a JSON value');
+  return jsonLengthProblem(value, limits) ?? ok(value);
 }

@@ -8,6 +8,8 @@ import { ObjectQLError, validationError } from '../errors';
 import { andFilters } from '../query/ast';
 import { evaluateFilter } from '../query/evaluate';
 import { applyDefaults, checkRecordValues } from './field-values';
+import { checkId } from './scalar-values';
+import type { ValueProblem } from './value-rules';
 import { assertAllowed, denied, type Access } from './permissions';
 import type { ObjectRepository } from './repository';
 import type { DataRecord } from './types';
@@ -19,6 +21,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
   const access = repo.access;
   assertAllowed(access, 'create', repo.name);
   assertWritable(repo, input, access, 'create');
+  assertIdChoosable(repo, input, access);
   const created = await inTransaction(repo, async (r) => {
     const ctx = r.hookContext('beforeCreate', 'create', { data: { ...input } });
     await r.runHooks(ctx);
@@ -29,10 +32,12 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
       userId: specials.user?.id,
     });
     const { id, ...fields } = data;
-    const { data: clean, errors } = checkValues(r, input, fields, 'create');
-    if (id !== undefined && (typeof id !== 'string' || !id.trim() || id.length > 255))
-      errors.id = 'must be a non-empty string of at most 255 characters';
-    throwIfInvalid(r, errors);
+    const { data: clean, errors, limit } = checkValues(r, input, fields, 'create');
+    if (id !== undefined) {
+      const checked = typeof id === 'string' && id.trim() ? checkId(id) : undefined;
+      if (!checked || 'error' in checked) errors.id = 'must be a non-empty string of at most 255 characters, well-formed, without NUL';
+    }
+    throwIfInvalid(r, errors, limit);
 
     const now = specials.now.toISOString();
     const user = specials.user?.id ?? null;
@@ -72,8 +77,8 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     const previous = await loadForWrite(r, id, 'edit');
     const ctx = r.hookContext('beforeUpdate', 'update', { data: { ...input }, id, previous });
     await r.runHooks(ctx);
-    const { data: clean, errors } = checkValues(r, input, ctx.data ?? {}, 'update');
-    throwIfInvalid(r, errors);
+    const { data: clean, errors, limit } = checkValues(r, input, ctx.data ?? {}, 'update');
+    throwIfInvalid(r, errors, limit);
     const changed = Object.keys(clean);
     const merged = { ...previous, ...clean };
     await checkFinalRecord(r, merged, changed, 'update', previous);
@@ -226,8 +231,8 @@ function checkValues(r: ObjectRepository, input: DataRecord, data: DataRecord, m
   const entries = Object.entries(data);
   const fromHooks: DataRecord = Object.fromEntries(entries.filter(hookOnly));
   const rest: DataRecord = Object.fromEntries(entries.filter((e) => !hookOnly(e)));
-  const checked = checkRecordValues(r.compiled.def, rest, mode);
-  return { data: { ...checked.data, ...fromHooks }, errors: checked.errors };
+  const checked = checkRecordValues(r.compiled.def, rest, mode, r.engine.limits);
+  return { data: { ...checked.data, ...fromHooks }, errors: checked.errors, limit: checked.limit };
 }
 
 /**
@@ -260,14 +265,33 @@ export function assertWritable(repo: ObjectRepository, data: DataRecord, access:
   throwIfInvalid(repo, unknown);
 }
 
-export function throwIfInvalid(r: ObjectRepository, errors: Record<string, string>): void {
-  const names = Object.keys(errors);
-  if (names.length === 0) return;
-  throw validationError(errors, `Invalid ${r.name}: ${names.map((n) => `${n}: ${errors[n]}`).join('; ')}`);
+/**
+ * A caller may choose the id of a new record only when it could read any record with that id (no
+ * record scope, read allowed). Otherwise a taken id would answer CONFLICT where a read of it
+ * answers NOT_FOUND: an oracle for what the caller may not see (docs/adr/0008, docs/security.md).
+ * Checked on the caller's input, before hooks (which may set an id) and whatever the id is.
+ */
+function assertIdChoosable(repo: ObjectRepository, input: DataRecord, access: Access): void {
+  if (input.id === undefined || input.id === null || access.all || (access.allowed.read && !access.scopes.read)) return;
+  throw validationError(
+    { id: `cannot be chosen by a caller who may not read every record of '${repo.name}': leave it out and the service assigns one` },
+    `Invalid ${repo.name}: id cannot be chosen by a caller who may not read every record of '${repo.name}'`,
+  );
 }
 
+/** VALIDATION_ERROR naming every field in `errors`, with the configured limit exceeded (`limit`, `max`) when one was. */
+export function throwIfInvalid(r: ObjectRepository, errors: Record<string, string>, limit?: ValueProblem['limit']): void {
+  const names = Object.keys(errors);
+  if (names.length === 0) return;
+  const error = validationError(errors, `Invalid ${r.name}: ${names.map((n) => `${n}: ${errors[n]}`).join('; ')}`);
+  throw limit ? new ObjectQLError(error.code, error.message, { ...(error.details as object), ...limit }) : error;
+}
+
+/** A record id naming the record to change: what no stored id can be is refused before any driver sees it. */
 function assertId(r: ObjectRepository, id: unknown): void {
   if (typeof id !== 'string' || !id) throw new ObjectQLError('INVALID_REQUEST', `A record id (string) is required for '${r.name}'`);
+  const checked = checkId(id);
+  if ('error' in checked) throw validationError({ id: checked.error }, `Record id of '${r.name}' ${checked.error}`);
 }
 
 export function notFound(r: ObjectRepository, id: string): ObjectQLError {

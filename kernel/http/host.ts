@@ -11,6 +11,7 @@ import { applyResponseHeaders, httpAuthRequest } from './auth-request';
 import { drainServer, serverUrl } from './server-lifecycle';
 import { securityMiddleware, withoutCredentials } from './security';
 import { admitUpgrade, type UpgradeAdmission } from './upgrade-admission';
+import { assertJsonTextDepth } from '../protocol/json-depth';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -181,7 +182,13 @@ export class HttpHost {
     });
     // A body that does not parse is answered after the `request` hook, like a failed login: it
     // still counts against its caller's rate limit and carries the headers.
-    const parseJson = express.json({ limit: config.limits.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] });
+    const parseJson = express.json({
+      limit: config.limits.maxBodyBytes,
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+      // Nesting is measured on the text, before the body is parsed and walked (limits.maxJsonDepth).
+      verify: (_req, _res, buf) => assertJsonTextDepth(buf.toString('utf8'), config.limits.maxJsonDepth, 'Request body'),
+    });
     const bodyErrors = new WeakMap<Request, unknown>();
     app.use((req: Request, res: Response, next: NextFunction) => {
       parseJson(req, res, (err?: unknown) => {

@@ -14,6 +14,9 @@
  * - `fn: 'length'` compares the number of Unicode code points of the value (null stays null).
  */
 import type { Condition, Filter, FilterFunction } from './ast';
+import { compileLike } from './like';
+
+export { compileLike };
 
 type Rec = Record<string, unknown>;
 
@@ -201,74 +204,6 @@ export function compareValues(a: unknown, b: unknown): number {
   const as = typeof a === 'string' ? a : JSON.stringify(a);
   const bs = typeof b === 'string' ? b : JSON.stringify(b);
   return as < bs ? -1 : as > bs ? 1 : 0;
-}
-
-/**
- * SQL LIKE pattern → a case-insensitive test of a whole string. `%` is any run, `_` one character,
- * `\` escapes `%`, `_` and itself. No RegExp: `%a%a%a…` as `[\s\S]*a[\s\S]*a…` backtracks
- * polynomially (seconds for a few dozen characters), and a long pattern is "too large" for the
- * RegExp engine. The pattern is cut at its `%`s into pieces of fixed length; the first piece must
- * match at the start, the last at the end, and each other piece at its leftmost place after the
- * one before (greedy leftmost placement is exact when `%` is the only variable-length wildcard),
- * so a test costs at most the string's length times the pattern's. Characters compare as a RegExp
- * with the `i` flag compares them, one UTF-16 code unit at a time.
- */
-export function compileLike(pattern: string): (value: string) => boolean {
-  const pieces: number[][] = [[]];
-  for (let i = 0; i < pattern.length; i++) {
-    let code = pattern.charCodeAt(i);
-    if (code === BACKSLASH && i + 1 < pattern.length) code = pattern.charCodeAt(++i);
-    else if (code === PERCENT) {
-      pieces.push([]);
-      continue;
-    } else if (code === UNDERSCORE) code = ANY;
-    pieces[pieces.length - 1].push(code === ANY ? ANY : foldCase(code));
-  }
-  const first = pieces[0];
-  if (pieces.length === 1) return (value) => value.length === first.length && pieceAt(first, fold(value), 0);
-  const last = pieces[pieces.length - 1];
-  const middle = pieces.slice(1, -1).filter((p) => p.length > 0);
-  const minLength = first.length + last.length + middle.reduce((n, p) => n + p.length, 0);
-  return (value) => {
-    if (value.length < minLength) return false;
-    const codes = fold(value);
-    const end = codes.length - last.length;
-    if (!pieceAt(first, codes, 0) || !pieceAt(last, codes, end)) return false;
-    let pos = first.length;
-    for (const piece of middle) {
-      while (pos + piece.length <= end && !pieceAt(piece, codes, pos)) pos++;
-      if (pos + piece.length > end) return false;
-      pos += piece.length;
-    }
-    return true;
-  };
-}
-
-const BACKSLASH = 0x5c;
-const PERCENT = 0x25;
-const UNDERSCORE = 0x5f;
-const ANY = -1;
-
-function pieceAt(piece: number[], codes: Uint16Array, at: number): boolean {
-  for (let k = 0; k < piece.length; k++) {
-    if (piece[k] !== ANY && piece[k] !== codes[at + k]) return false;
-  }
-  return true;
-}
-
-function fold(value: string): Uint16Array {
-  const out = new Uint16Array(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = foldCase(value.charCodeAt(i));
-  return out;
-}
-
-/** Canonicalize of ECMAScript's case-insensitive, non-unicode RegExp matching, for one code unit. */
-function foldCase(code: number): number {
-  if (code < 128) return code >= 97 && code <= 122 ? code - 32 : code;
-  const upper = String.fromCharCode(code).toUpperCase();
-  if (upper.length !== 1) return code;
-  const folded = upper.charCodeAt(0);
-  return folded < 128 ? code : folded;
 }
 
 /**

@@ -38,7 +38,7 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
     }
     case 'get': {
       const id = requiredId(req.id);
-      const options = parseRecordQuery(req.query);
+      const options = parseRecordQuery(req.query, engine.limits);
       const record = Object.keys(options).length
         ? await repo.findOne({ ...options, filter: { field: 'id', op: 'eq', value: id } })
         : await repo.findOne(id);

@@ -9,10 +9,12 @@
  * same input from every protocol with the same message.
  */
 import { ObjectQLError, type ExpandOptions, type FindOptions, type ResolvedConfig, type SortInput } from '../../kernel';
-import { assertSpecExpand, listOptions, parseFilter, parseSort, type ListInput } from '../../kernel/protocol';
+import { assertJsonTextDepth, assertSpecExpand, listOptions, parseFilter, parseSort, type ListInput } from '../../kernel/protocol';
 
 export type QueryPairs = Iterable<readonly [string, string]>;
-export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxFilterDepth' | 'maxFilterConditions'>;
+/** The kernel's limits this parsing applies; maxJsonDepth bounds every JSON-form parameter before it is parsed. */
+export type QueryLimits = Pick<ResolvedConfig['limits'], 'maxFilterDepth' | 'maxFilterConditions'> &
+  Partial<Pick<ResolvedConfig['limits'], 'maxJsonDepth'>>;
 
 /** Parameters of GET /:object. */
 export const LIST_PARAMS = ['filter', 'sort', 'top', 'skip', 'limit', 'fields', 'expand', 'groupBy', 'aggregate'] as const;
@@ -51,7 +53,17 @@ export function collectParams(pairs: QueryPairs, allowed: readonly string[], whe
 
 /** GET /:object → find options. */
 export function parseListQuery(pairs: QueryPairs, limits: QueryLimits): FindOptions {
-  return listOptions(decodeListQuery(collectParams(pairs, LIST_PARAMS, 'a list request'), limits));
+  return listOptions(decodeListQuery(checkedDepth(collectParams(pairs, LIST_PARAMS, 'a list request'), limits), limits));
+}
+
+/** Every parameter nested no deeper than limits.maxJsonDepth, measured on its text before anything parses it. */
+function checkedDepth(params: Params, limits: Partial<Pick<QueryLimits, 'maxJsonDepth'>>): Params {
+  const max = limits.maxJsonDepth;
+  if (max === undefined) return params;
+  for (const [name, values] of params) {
+    for (const value of values) assertJsonTextDepth(value, max, `Query parameter '${name}'`);
+  }
+  return params;
 }
 
 /** The list parameters' strings → values; absent parameters stay undefined. */
@@ -73,8 +85,11 @@ function decodeListQuery(params: Params, limits: QueryLimits): ListInput {
 }
 
 /** GET /:object/:id → the fields and expand of that one record. */
-export function parseRecordQuery(pairs: QueryPairs): Pick<FindOptions, 'fields' | 'expand'> {
-  return parseRecordParams(collectParams(pairs, RECORD_PARAMS, 'a record request'));
+export function parseRecordQuery(
+  pairs: QueryPairs,
+  limits: Partial<Pick<QueryLimits, 'maxJsonDepth'>> = {},
+): Pick<FindOptions, 'fields' | 'expand'> {
+  return parseRecordParams(checkedDepth(collectParams(pairs, RECORD_PARAMS, 'a record request'), limits));
 }
 
 /** Writes take their input from the body: any query parameter is an error. */

@@ -12,6 +12,7 @@ import { defineFilterTests } from './suite-filters';
 import { defineMoneyTests } from './suite-money';
 import { defineQueryTests } from './suite-query';
 import { defineTransactionTests } from './suite-transactions';
+import { defineValueTests } from './suite-values';
 
 export interface DriverSuiteOptions {
   /** When set, the whole suite is reported as pending with this reason (e.g. "no server configured"). */
@@ -63,5 +64,6 @@ export function runDriverSuite(label: string, makeDatasource: () => Promise<Data
     defineMoneyTests(ctx);
     defineConstraintTests(ctx);
     defineTransactionTests(ctx);
+    defineValueTests(ctx);
   });
 }

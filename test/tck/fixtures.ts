@@ -8,6 +8,8 @@ export const OWNER = 'tck_owner';
 export const DOC = 'tck_doc';
 /** Money: decimal fields (currency, a percent with a scale) beside a plain number. */
 export const LEDGER = 'tck_ledger';
+/** The object of the value-edge tests (suite-values.ts): short and long text, a number, JSON. */
+export const VALUE = 'tck_value';
 
 /** What the suite's tests share: the datasource of the running test. */
 export interface TckContext {
@@ -84,9 +86,14 @@ export function tckLedgerObject(): ObjectDefinition {
   ]);
 }
 
+/** The object of the value-edge tests. */
+export function tckValueObject(): ObjectDefinition {
+  return object(VALUE, [field('name', 'text'), field('note', 'textarea'), field('qty', 'number'), field('meta', 'json')]);
+}
+
 /** Every object the driver suite syncs. */
 export function suiteObjects(): ObjectDefinition[] {
-  return [...tckObjects(), tckAttachmentObject(), tckLedgerObject()];
+  return [...tckObjects(), tckAttachmentObject(), tckLedgerObject(), tckValueObject()];
 }
 
 /**
@@ -172,7 +179,7 @@ export async function seedItems(ds: Datasource): Promise<void> {
 
 /** Deletes every record of the suite's objects, through the interface only. */
 export async function clearAll(ds: Datasource): Promise<void> {
-  for (const name of [ITEM, OWNER, DOC, LEDGER]) {
+  for (const name of [ITEM, OWNER, DOC, LEDGER, VALUE]) {
     for (const record of await ds.find(name, { fields: ['id'] })) await ds.delete(name, String(record.id));
   }
 }

@@ -15,6 +15,7 @@ export {
   LEDGER,
   OWNER,
   SEED,
+  VALUE,
   clearAll,
   idsOf,
   idsWhere,
@@ -24,5 +25,6 @@ export {
   tckAttachmentObject,
   tckLedgerObject,
   tckObjects,
+  tckValueObject,
   type TckContext,
 } from './fixtures';

@@ -76,7 +76,8 @@ describe('kernel/engine/field-values', () => {
       expect(err(f('currency', { scale: 2 }), 10.255)).to.equal('must have at most 2 decimal places');
       expect(err(f('number', { scale: 0 }), 1.5)).to.equal('must be a whole number');
       expect(err(f('number', { scale: 3 }), 1.5e-7)).to.equal('must have at most 3 decimal places');
-      expect(ok(f('number', { scale: 0 }), 1e21)).to.equal(1e21);
+      expect(ok(f('number', { scale: 0 }), 2 ** 53 - 1)).to.equal(2 ** 53 - 1);
+      expect(err(f('number', { scale: 0 }), 1e21)).to.match(/^must be between -9007199254740991 and 9007199254740991/);
     });
     it('auto_number and formula are read-only', () => {
       expect(err(f('auto_number'), 5)).to.equal('is read-only (generated automatically)');
@@ -148,9 +149,11 @@ describe('kernel/engine/field-values', () => {
       for (const v of ['s', 1, false, [1, { a: 'b' }], { deep: { x: null } }]) expect(ok(f('json'), v)).to.deep.equal(v);
       const circular: Record<string, unknown> = {};
       circular.self = circular;
-      for (const bad of [circular, () => 1, { u: undefined }, BigInt(1), [Infinity]]) {
+      for (const bad of [() => 1, { u: undefined }, BigInt(1), [Infinity]]) {
         expect(err(f('json'), bad)).to.equal('must be a JSON value');
       }
+      // Walked without recursion before anything else: a cycle is as deep as the limit allows.
+      expect(err(f('json'), circular)).to.equal('is nested deeper than 31 levels');
     });
   });
 

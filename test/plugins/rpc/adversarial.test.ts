@@ -240,10 +240,16 @@ describe('JSON-RPC requests that must not tie up the server', () => {
     expect(ok(await call(s, 'count', 'account', { filters: [['name', 'like', `${'%A'.repeat(8)}%1_9`]] })).count).to.equal(10); // 109, 119, ..., 199
   });
 
-  it("a 'like' pattern as long as the value it tests is served, not an internal error", async () => {
-    ok(await call(s, 'create', 'account', { name: 'b'.repeat(60_000), industry: 'healthcare' }));
+  it("a 'like' pattern beyond limits.maxPatternLength is refused naming the limit; a long one within it is served", async () => {
+    const admin = USERS.admin;
+    ok(await call(s, 'create', 'expense', { project: 'prj-apollo', amount: 1, note: 'b'.repeat(60_000) }, admin));
     for (const pattern of ['B'.repeat(60_000), '_'.repeat(60_000), `%${'b_'.repeat(20_000)}%`]) {
-      expect(ok(await call(s, 'count', 'account', { filters: [['name', 'like', pattern]] })).count, pattern.slice(0, 4)).to.equal(1);
+      const res = await call(s, 'count', 'expense', { filters: [['note', 'like', pattern]] }, admin);
+      expect(expectFieldError(res, 'note')).to.include('at most 1000 characters');
+      expect(res.body.error.details).to.include({ limit: 'maxPatternLength', max: 1000 });
+    }
+    for (const pattern of [`%${'B'.repeat(998)}%`, `%${'b_'.repeat(499)}%`, `${'_'.repeat(999)}%`]) {
+      expect(ok(await call(s, 'count', 'expense', { filters: [['note', 'like', pattern]] }, admin)).count, pattern.slice(0, 4)).to.equal(1);
     }
   });
 

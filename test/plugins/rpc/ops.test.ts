@@ -156,10 +156,18 @@ describe('JSON-RPC ops end to end', () => {
     });
 
     it('keeps a given id; project.hook.ts makes a member the owner', async () => {
-      const res = ok(await call(s, 'create', 'project', { id: 'prj-alice-own', name: 'Alice own' }, USERS.alice));
-      expect(res).to.include({ id: 'prj-alice-own', owner: 'alice', created_by: 'alice', updated_by: 'alice' });
+      expect(ok(await call(s, 'create', 'project', { id: 'prj-carol-own', name: 'Carol own' }, USERS.carol)).id).to.equal('prj-carol-own');
+      const res = ok(await call(s, 'create', 'project', { name: 'Alice own' }, USERS.alice));
+      expect(res).to.include({ owner: 'alice', created_by: 'alice', updated_by: 'alice' });
       expect(res).not.to.have.property('actual_cost');
-      expect(ok(await call(s, 'findOne', 'project', 'prj-alice-own', USERS.alice)).owner).to.equal('alice');
+      expect(ok(await call(s, 'findOne', 'project', res.id, USERS.alice)).owner).to.equal('alice');
+    });
+
+    it('refuses an id chosen by a member, who sees only its own projects: taken or free, the same answer', async () => {
+      for (const id of ['prj-gemini', 'prj-nobody-has-this']) {
+        const res = await call(s, 'create', 'project', { id, name: `Mine ${id}` }, USERS.alice);
+        expect(expectFieldError(res, 'id')).to.include('may not read every record');
+      }
     });
   });
 
