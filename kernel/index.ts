@@ -24,6 +24,7 @@ export { ERROR_CODES, ObjectQLError, isErrorCode, toObjectQLError, validationErr
 export { isAnonymous, type RequestContext, type User } from './context';
 export type { AuthRequest } from './http/auth-request';
 export type { ErrorRenderer, HttpHost, RenderedError, UpgradeHandler } from './http/host';
+export type { ReadinessCheck, ReadinessState } from './http/readiness';
 export type { Logger } from './logger';
 
 // Metadata.
