@@ -194,6 +194,6 @@ export class ConnectionGuard {
 
 function run(conn: RawConnection, statement: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    conn.query!(statement, (err: unknown) => (err ? reject(err as Error) : resolve()));
+    conn.query!(statement, (err: Error | null) => (err ? reject(err) : resolve()));
   });
 }
