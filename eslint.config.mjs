@@ -27,8 +27,8 @@ const kernelAlone = Array.from({ length: MAX_DEPTH }, (_, depth) => [
   ),
   standAlone(
     below('test/kernel', depth),
-    `${up(depth)}(/(?!kernel(/|$)|helpers/(rejection|services)$|\\.\\./kernel(/|$))|$)`,
-    'test/kernel/ tests the kernel alone: it imports kernel/, test/kernel/ and test/helpers/{rejection,services} only; tests of the assembled server go to test/server/.',
+    `${up(depth)}(/(?!kernel(/|$)|helpers/(rejection|services|fault-proxy)$|\\.\\./kernel(/|$))|$)`,
+    'test/kernel/ tests the kernel alone: it imports kernel/, test/kernel/ and test/helpers/{rejection,services,fault-proxy} only; tests of the assembled server go to test/server/.',
   ),
 ]).flat();
 

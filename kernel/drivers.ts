@@ -23,14 +23,22 @@ export interface Transaction {
  * values already validated and normalised by the engine, and pushes filter, sort, paging and
  * aggregation down to its store. Records go in and come out with `id` as their key.
  *
- * Storage errors: a unique violation throws ObjectQLError('CONFLICT'); any other failure
- * throws ObjectQLError('DATABASE_ERROR') with a message that leaks no store internals.
+ * Storage errors: a unique violation throws ObjectQLError('CONFLICT'); a store that is away, does
+ * not answer in time or has no free connection throws ObjectQLError('SERVICE_UNAVAILABLE') naming
+ * the datasource; any other failure throws ObjectQLError('DATABASE_ERROR') with a message that
+ * leaks no store internals.
  */
 export interface Datasource {
   readonly name: string;
   readonly capabilities: DriverCapabilities;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
+  /**
+   * One cheap round trip to the store, for readiness (GET /health/ready): resolves when it answers,
+   * rejects (SERVICE_UNAVAILABLE) when it does not. Optional: a datasource without it is reported
+   * as not checked.
+   */
+  ping?(): Promise<void>;
   /** Creates or extends storage for these objects; never drops data. */
   syncSchema(objects: ObjectDefinition[]): Promise<void>;
   find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]>;

@@ -14,6 +14,7 @@ import type { HookContext, RecordChange } from './engine/types';
 import { isErrorCode } from './errors';
 import type { MetadataChange } from './metadata/registry';
 import type { OpenAPIDocument } from './protocol/openapi';
+import type { ReadinessCheck } from './http/readiness';
 
 /** What a plugin serves, listed at the discovery route. */
 export interface Capability {
@@ -94,6 +95,8 @@ export function createHooks() {
     capabilities: new SyncWaterfallHook<[Capability[]]>(['capabilities'], 'capabilities'),
     /** The OpenAPI document: each protocol plugin adds its paths (see kernel/protocol/openapi.ts). */
     openapi: new SyncWaterfallHook<[OpenAPIDocument]>(['document'], 'openapi'),
+    /** Dependencies besides the datasources that GET /health/ready checks (a plugin's Redis connection). */
+    readiness: new SyncWaterfallHook<[ReadinessCheck[]]>(['checks'], 'readiness'),
   };
   for (const [name, hook] of Object.entries(hooks)) {
     if (hook instanceof HookMap) {

@@ -25,6 +25,7 @@ export { isAnonymous, type RequestContext, type User } from './context';
 export type { AuthRequest } from './http/auth-request';
 export type { ErrorRenderer, HttpHost, RenderedError, UpgradeHandler } from './http/host';
 export type { UpgradeAdmission } from './http/upgrade-admission';
+export type { ReadinessCheck, ReadinessState } from './http/readiness';
 export type { Logger } from './logger';
 
 // Metadata.

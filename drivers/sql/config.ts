@@ -5,7 +5,9 @@
  *    connection: {filename} (SQLite; relative to the config's folder; ':memory:')
  *              | 'postgres://…' | 'mysql://…' | {host, port, user, password, database, …},
  *    pool?: {min, max, idleTimeoutMillis, acquireTimeoutMillis, …},
- *    searchPath?: 'schema' | ['schema', …]   (PostgreSQL)}
+ *    searchPath?: 'schema' | ['schema', …]   (PostgreSQL),
+ *    timeouts?: {connectMillis, acquireMillis, statementMillis, queryMillis, schemaSyncMillis,
+ *                keepAliveMillis, busyMillis}   (connection-guard.ts: defaults and meaning)}
  *
  * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
  */
@@ -14,8 +16,14 @@ import { isPlainObject, PluginError } from '../../kernel';
 import type { DatasourceConfig } from '../../kernel';
 import type { SqlOptions } from './dialects/base';
 import { CLIENT_ALIASES, SQL_CLIENTS, resolveClient } from './dialects';
+import { DEFAULT_SQL_TIMEOUTS, type SqlTimeouts } from './connection-guard';
 
-const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath']);
+/** A datasource's options: what the dialect reads, and the limits the connection guard applies. */
+export interface SqlDatasourceOptions extends SqlOptions {
+  timeouts: SqlTimeouts;
+}
+
+const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath', 'timeouts']);
 const POOL_KEYS = new Set([
   'min',
   'max',
@@ -26,7 +34,7 @@ const POOL_KEYS = new Set([
   'createRetryIntervalMillis',
 ]);
 
-export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: string): SqlOptions {
+export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: string): SqlDatasourceOptions {
   const fail = (what: string) => new PluginError(`Datasource '${name}' (driver 'sql'): ${what}`);
   for (const key of Object.keys(config)) {
     if (!KEYS.has(key)) throw fail(`unknown option '${key}'; known: ${[...KEYS].join(', ')}`);
@@ -36,9 +44,10 @@ export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: 
   const client = resolveClient(config.client);
   if (!client) throw fail(`unknown client '${config.client}'; known: ${known}`);
 
-  const options: SqlOptions = {
+  const options: SqlDatasourceOptions = {
     client,
     connection: client === 'better-sqlite3' ? sqliteFile(config.connection, baseDir, fail) : serverConnection(config.connection, fail),
+    timeouts: parseTimeouts(config.timeouts, fail),
   };
 
   if (config.pool !== undefined) {
@@ -60,6 +69,29 @@ export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: 
     options.searchPath = list as string[];
   }
   return options;
+}
+
+function parseTimeouts(input: unknown, fail: (what: string) => Error): SqlTimeouts {
+  if (input === undefined) return { ...DEFAULT_SQL_TIMEOUTS };
+  const known = Object.keys(DEFAULT_SQL_TIMEOUTS);
+  if (!isPlainObject(input))
+    throw fail(`'timeouts' must be an object of milliseconds such as {queryMillis: 12000}; known: ${known.join(', ')}`);
+  const timeouts = { ...DEFAULT_SQL_TIMEOUTS };
+  for (const [key, value] of Object.entries(input)) {
+    if (!known.includes(key)) throw fail(`unknown timeouts option '${key}'; known: ${known.join(', ')}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw fail(`timeouts option '${key}' must be a non-negative integer (milliseconds)`);
+    timeouts[key as keyof SqlTimeouts] = value;
+  }
+  for (const key of ['connectMillis', 'acquireMillis', 'schemaSyncMillis'] as const) {
+    if (timeouts[key] === 0) throw fail(`timeouts option '${key}' must be positive`);
+  }
+  if (timeouts.queryMillis > 0 && timeouts.queryMillis < timeouts.statementMillis) {
+    throw fail(
+      "timeouts option 'queryMillis' must not be below 'statementMillis' (the server's own timeout answers first and keeps the connection)",
+    );
+  }
+  return timeouts;
 }
 
 /** SQLite: an absolute file path (relative ones resolve against the config's folder) or ':memory:'. */

@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import { ObjectQLError } from '../../kernel';
 import type { AggregateQuery, Datasource, DbRecord, DriverCapabilities, Filter, ObjectDefinition, Query, Transaction } from '../../kernel';
 import { aggregateRows } from './aggregate-sql';
-import { errorMessage, type SqlDialect, type SqlOptions } from './dialects/base';
+import type { SqlDatasourceOptions } from './config';
+import { ConnectionGuard } from './connection-guard';
+import { errorMessage, type SqlDialect } from './dialects/base';
 import { storeError } from './errors';
 import { countRows, encodeRow, selectRows, type Db } from './query-sql';
 import { syncSchema } from './schema-sync';
@@ -30,6 +32,7 @@ function copyInput(data: DbRecord): DbRecord {
 export class SqlDatasource implements Datasource {
   readonly capabilities: DriverCapabilities = { transactions: true, aggregation: true, fullTextSearch: false };
   private knex: Knex | undefined;
+  private guard: ConnectionGuard | undefined;
   private readonly tables = new Map<string, TableInfo>();
   // The transaction open in the current async context: detects nested transactions and writes
   // that would wait for the transaction they run inside.
@@ -37,7 +40,7 @@ export class SqlDatasource implements Datasource {
 
   constructor(
     readonly name: string,
-    private readonly options: SqlOptions,
+    private readonly options: SqlDatasourceOptions,
     readonly dialect: SqlDialect,
     private readonly native: unknown,
     private readonly logger: Logger,
@@ -47,8 +50,11 @@ export class SqlDatasource implements Datasource {
     if (this.knex) return;
     const log = (level: 'warn' | 'error' | 'debug') => (message: unknown) =>
       this.logger[level]({ datasource: this.name, knex: message instanceof Error ? message.message : message }, 'sql: knex');
+    const guard = new ConnectionGuard(this.dialect, this.options.timeouts, (err) =>
+      this.logger.warn({ err, datasource: this.name }, 'sql: a connection timed out or died; the pool replaces its connections'),
+    );
     const db = createKnex({
-      ...this.dialect.knexConfig(this.options, this.native),
+      ...guard.apply(this.dialect.knexConfig(this.options, this.native)),
       log: { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') },
     });
     try {
@@ -66,11 +72,22 @@ export class SqlDatasource implements Datasource {
       );
     }
     this.knex = db;
+    this.guard = guard;
+  }
+
+  /** One round trip (SELECT 1) through the pool: fails SERVICE_UNAVAILABLE, naming the datasource, while the database is away. */
+  async ping(): Promise<void> {
+    try {
+      await this.db().raw('SELECT 1');
+    } catch (err) {
+      throw storeError(err, this.scope('ping'));
+    }
   }
 
   async disconnect(): Promise<void> {
     const db = this.knex;
     this.knex = undefined;
+    this.guard = undefined;
     if (!db) return;
     try {
       await db.destroy();
@@ -81,8 +98,8 @@ export class SqlDatasource implements Datasource {
 
   async syncSchema(objects: ObjectDefinition[]): Promise<void> {
     const db = this.db();
-    const infos = await this.exclusive(() =>
-      syncSchema({ knex: db, dialect: this.dialect, datasource: this.name, logger: this.logger }, objects),
+    const infos = await this.guard!.forSchema(() =>
+      this.exclusive(() => syncSchema({ knex: db, dialect: this.dialect, datasource: this.name, logger: this.logger }, objects)),
     );
     for (const info of infos) this.tables.set(info.object, info);
   }
@@ -165,15 +182,20 @@ export class SqlDatasource implements Datasource {
     } catch (err) {
       // The function's own error passes through unchanged; begin / commit failures are the store's.
       if (thrown && err === thrown.error) throw err;
-      throw storeError(err, {
-        datasource: this.name,
-        object: this.name,
-        operation: 'transaction',
-        dialect: this.dialect,
-        logger: this.logger,
-        subject: `datasource '${this.name}'`,
-      });
+      throw storeError(err, this.scope('transaction'));
     }
+  }
+
+  /** The error scope of an operation on the whole datasource rather than one object. */
+  private scope(operation: string) {
+    return {
+      datasource: this.name,
+      object: this.name,
+      operation,
+      dialect: this.dialect,
+      logger: this.logger,
+      subject: `datasource '${this.name}'`,
+    };
   }
 
   /**

@@ -159,6 +159,17 @@ export const configSchema = z.strictObject({
       maxPatternLength: 1000,
       maxSkip: 100_000,
     }),
+  /** GET /health/ready and answers for a dependency that is down (docs/security.md, "Failing dependencies"). */
+  health: z
+    .strictObject({
+      /** How long one dependency's check may take before it counts as down. */
+      readyTimeoutMs: z.number().int().positive().default(2000),
+      /** How long a readiness answer is reused: a flood of /health/ready is not a flood of pings. */
+      readyCacheMs: z.number().int().min(0).default(1000),
+      /** Retry-After (seconds) on a 503 SERVICE_UNAVAILABLE. */
+      retryAfterSeconds: z.number().int().positive().default(5),
+    })
+    .prefault({}),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),
 });

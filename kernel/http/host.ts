@@ -9,6 +9,7 @@ import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
 import { drainServer, serverUrl } from './server-lifecycle';
+import { mountReadiness } from './readiness';
 import { securityMiddleware, withoutCredentials } from './security';
 import { admitUpgrade, type UpgradeAdmission } from './upgrade-admission';
 import { assertJsonTextDepth } from '../protocol/json-depth';
@@ -136,6 +137,8 @@ export class HttpHost {
     const rendered = this.formatFor(req)?.(error, req) ?? { body: error.toBody() };
     // RFC 9110: a 401 names the scheme to authenticate with (an auth plugin may have set a more precise one).
     if (error.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
+    if (error.status === 503 && !res.hasHeader('Retry-After'))
+      res.setHeader('Retry-After', String(this.kernel.config.health.retryAfterSeconds));
     if (rendered.headers) res.set(rendered.headers);
     res.status(rendered.status ?? error.status).json(withoutCredentials(rendered.body, req));
   }
@@ -172,6 +175,7 @@ export class HttpHost {
     };
     app.get('/health', health);
     if (this.basePath) app.get(this.path('/health'), health);
+    mountReadiness(app, this.kernel, () => this.draining);
     app.get(this.path('/.well-known/objectql'), (_req, res) => {
       res.json({
         name: 'objectql',

@@ -11,6 +11,11 @@
  *   answering that long is dropped and made again.
  * - `subscriber`: for a connection that only listens. It re-subscribes to its channels after every
  *   reconnection; a (un)subscribe sent while it is down waits for the connection instead of failing.
+ *   A connection that does not answer a command (a PING: see pingRedis) within
+ *   REDIS_COMMAND_TIMEOUT_MS is dropped and made again.
+ *
+ * Both use TCP keepalive (first probe after REDIS_KEEPALIVE_MS of silence), so that a peer gone
+ * without a word is noticed on an idle connection too.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { closeNow } from './quit';
@@ -21,6 +26,8 @@ export type RedisProfile = 'commands' | 'subscriber';
 export const REDIS_CONNECT_TIMEOUT_MS = 2000;
 /** How long a `commands` client waits for an answer (and for a silent connection) before giving up. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/** TCP keepalive: the first probe after this much silence on the connection. */
+export const REDIS_KEEPALIVE_MS = 10_000;
 /** The longest pause between two reconnection attempts. */
 export const REDIS_RETRY_MAX_DELAY_MS = 1000;
 
@@ -30,6 +37,7 @@ export function redisClientOptions(profile: RedisProfile, connectionName: string
     lazyConnect: true,
     connectionName,
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    keepAlive: REDIS_KEEPALIVE_MS,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, REDIS_RETRY_MAX_DELAY_MS),
   };
   switch (profile) {
@@ -42,7 +50,7 @@ export function redisClientOptions(profile: RedisProfile, connectionName: string
         socketTimeout: REDIS_COMMAND_TIMEOUT_MS,
       };
     case 'subscriber':
-      return { ...common, autoResubscribe: true, maxRetriesPerRequest: null };
+      return { ...common, autoResubscribe: true, maxRetriesPerRequest: null, socketTimeout: REDIS_COMMAND_TIMEOUT_MS };
   }
 }
 

@@ -130,5 +130,5 @@ export default definePlugin((input: AuthOptions = {}) => {
 });
 
 function createStore(sessions: SessionOptions, kernel: Kernel): SessionStore {
-  return sessions.store === 'memory' ? new MemorySessionStore() : new RedisSessionStore(sessions.store.redis, kernel.logger);
+  return sessions.store === 'memory' ? new MemorySessionStore() : new RedisSessionStore(sessions.store.redis, kernel.logger, kernel.hooks);
 }

@@ -5,12 +5,22 @@
  * when Redis cannot be reached), quits in stop.
  *
  * The client is the shared `commands` profile (objectql/redis): while Redis is away a session
- * command fails at once — the request gets 500 "The session store is unavailable" instead of
- * waiting — and the client keeps reconnecting; the outage and the return are logged once each.
+ * command fails at once, and one Redis does not answer fails within the command timeout — the
+ * request gets 503 SERVICE_UNAVAILABLE "The session store is unavailable" (with Retry-After)
+ * instead of waiting — and the client keeps reconnecting; the outage and the return are logged
+ * once each. The store reports to GET /health/ready as redis 'auth sessions'.
  */
 import type { Redis } from 'ioredis';
-import { ObjectQLError, PluginError, type Logger } from '../../kernel';
-import { connectRedis, createRedisClient, logRedisOutages, quitRedis, redactRedisUrl, type OutageLog } from '../../kernel/redis';
+import { ObjectQLError, PluginError, type KernelHooks, type Logger } from '../../kernel';
+import {
+  connectRedis,
+  createRedisClient,
+  logRedisOutages,
+  quitRedis,
+  redactRedisUrl,
+  redisReadiness,
+  type OutageLog,
+} from '../../kernel/redis';
 import type { SessionStore, StoredSession } from './session-store';
 
 export interface RedisStoreOptions {
@@ -30,8 +40,11 @@ export class RedisSessionStore implements SessionStore {
   constructor(
     private readonly options: RedisStoreOptions,
     logger: Logger,
+    hooks?: KernelHooks,
   ) {
     this.client = createRedisClient(options.url, 'commands', CONNECTION_NAME);
+    const readiness = redisReadiness('auth sessions', [this.client]);
+    hooks?.readiness.tap('auth', (checks) => [...checks, readiness]);
     this.outages = logRedisOutages(this.client, logger, {
       url: options.url,
       down: 'auth: the session store (Redis) is unreachable; requests with a session cookie fail until it is back',
@@ -104,12 +117,12 @@ export class RedisSessionStore implements SessionStore {
     await quitRedis(this.client);
   }
 
-  /** Runs Redis commands; a failure becomes INTERNAL_ERROR "The session store is unavailable", with the cause kept for the log. */
+  /** Runs Redis commands; a failure becomes SERVICE_UNAVAILABLE "The session store is unavailable", with the cause kept for the log. */
   private async run<T>(commands: () => Promise<T>): Promise<T> {
     try {
       return await commands();
     } catch (err) {
-      const error = new ObjectQLError('INTERNAL_ERROR', STORE_UNAVAILABLE);
+      const error = new ObjectQLError('SERVICE_UNAVAILABLE', STORE_UNAVAILABLE);
       error.cause = err;
       throw error;
     }

@@ -4,11 +4,12 @@
  * changes (RECORD_CHANGED_CHANNEL) and whatever else plugins publish. See docs/pubsub-redis.md.
  *
  * Start-up fails (PluginError naming the URL) when Redis cannot be reached then; after start, an
- * outage is survived: logged, publishes dropped, reconnection and re-subscription automatic.
+ * outage is survived: logged, publishes dropped, reconnection and re-subscription automatic. Both
+ * connections report to GET /health/ready as redis 'pubsub'.
  */
 import { z } from 'zod';
 import { definePlugin, parsePluginOptions, type Kernel } from '../../kernel';
-import { redactRedisUrl } from '../../kernel/redis';
+import { redactRedisUrl, redisReadiness } from '../../kernel/redis';
 import { RedisPubSub } from './redis-pubsub';
 
 export { RedisPubSub } from './redis-pubsub';
@@ -50,6 +51,8 @@ export default definePlugin((input: PubSubRedisOptions = {}) => {
       // No I/O here: the connections are made lazily, in start.
       pubsub = new RedisPubSub(options, k.logger);
       k.provide('pubsub', pubsub);
+      const readiness = redisReadiness('pubsub', pubsub.clients);
+      k.hooks.readiness.tap('pubsub-redis', (checks) => [...checks, readiness]);
       k.hooks.capabilities.tap('pubsub-redis', (list) => [...list, { plugin: 'pubsub-redis', channelPrefix: options.channelPrefix }]);
     },
     async start() {

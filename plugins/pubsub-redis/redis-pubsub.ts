@@ -9,7 +9,10 @@
  * (objectql/redis), so a publish while the connection is down fails at once and is logged and
  * dropped (delivery is at most once; nothing is replayed after an outage). Both connections keep
  * reconnecting and the subscriber re-subscribes by itself; each transition (down, back) is logged
- * once per connection.
+ * once per connection. The subscriber is PINGed every REDIS_HEARTBEAT_MS: a connection that went
+ * silent without closing (a stalled server or path) is dropped and made again instead of
+ * listening to nothing for ever. Changes published while Redis is away are lost for the other
+ * instances (their clients see them on their next read, not as events).
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -23,6 +26,9 @@ import {
   redactRedisUrl,
   type OutageLog,
 } from '../../kernel/redis';
+
+/** How often the subscriber connection is PINGed to notice it went silent. */
+export const REDIS_HEARTBEAT_MS = 5000;
 
 type Logger = Kernel['logger'];
 
@@ -46,6 +52,7 @@ export class RedisPubSub implements PubSub {
   private readonly outages: OutageLog[];
   private readonly where: string;
   private closed = false;
+  private heartbeat?: NodeJS.Timeout;
   /** One warning per outage for dropped messages. */
   private droppedWarned = false;
 
@@ -69,10 +76,18 @@ export class RedisPubSub implements PubSub {
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
   }
 
+  /** Both connections, for readiness checks (GET /health/ready). */
+  get clients(): Redis[] {
+    return [this.publisher, this.subscriber];
+  }
+
   /** Connects both connections; a Redis that cannot be reached fails start-up, naming the URL. */
   async connect(): Promise<void> {
     try {
       await Promise.all([connectRedis(this.publisher), connectRedis(this.subscriber)]);
+      this.heartbeat ??= setInterval(() => {
+        if (this.subscriber.status === 'ready') this.subscriber.ping().catch(() => undefined);
+      }, REDIS_HEARTBEAT_MS).unref();
     } catch (err) {
       this.publisher.disconnect();
       this.subscriber.disconnect();
@@ -126,6 +141,7 @@ export class RedisPubSub implements PubSub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.heartbeat);
     this.listeners.clear();
     for (const outages of this.outages) outages.stop();
     await Promise.all([quitRedis(this.publisher), quitRedis(this.subscriber)]);

@@ -77,7 +77,7 @@ export default definePlugin((options: RateLimitOptions = {}) => {
       k.hooks.openapi.tap({ name: 'rate-limit', stage: Number.MAX_SAFE_INTEGER }, (doc) => addRateLimits(doc, publicPaths));
     },
     async start() {
-      const store = settings.store.type === 'redis' ? await openRedisStore(settings.store, kernel.logger) : memoryStore();
+      const store = settings.store.type === 'redis' ? await openRedisStore(settings.store, kernel.logger, kernel.hooks) : memoryStore();
       limiter = new TierLimiter(store, settings.tiers);
     },
     async stop() {

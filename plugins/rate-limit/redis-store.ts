@@ -7,11 +7,11 @@
  * which counts a request whenever Redis cannot. While Redis is away each instance therefore counts
  * on its own (a caller spread over N instances gets up to N times the budget); the client keeps
  * reconnecting, and once Redis is back the shared counters are used again. Both transitions are
- * logged, once each.
+ * logged, once each. The connection reports to GET /health/ready as redis 'rate-limit'.
  */
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Kernel } from '../../kernel';
-import { createRedisClient, logRedisOutages, quitRedis } from '../../kernel/redis';
+import type { Kernel, KernelHooks } from '../../kernel';
+import { createRedisClient, logRedisOutages, quitRedis, redisReadiness } from '../../kernel/redis';
 import { MemoryCounters, type CounterStore } from './store';
 
 /** How the connection shows in Redis's CLIENT LIST. */
@@ -23,8 +23,10 @@ export interface RedisStoreSettings {
 }
 
 /** Connects (without failing when Redis is down: the memory fallback counts until it is up). */
-export async function openRedisStore(settings: RedisStoreSettings, logger: Kernel['logger']): Promise<CounterStore> {
+export async function openRedisStore(settings: RedisStoreSettings, logger: Kernel['logger'], hooks?: KernelHooks): Promise<CounterStore> {
   const client = createRedisClient(settings.url, 'commands', CONNECTION_NAME);
+  const readiness = redisReadiness('rate-limit', [client]);
+  hooks?.readiness.tap('rate-limit', (checks) => [...checks, readiness]);
   const outages = logRedisOutages(client, logger, {
     url: settings.url,
     down: 'rate-limit: Redis is unreachable; each instance counts in its own memory until it is back',

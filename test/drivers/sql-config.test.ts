@@ -4,6 +4,7 @@ import type { DriverFactory } from '../../kernel/drivers';
 import type { Kernel } from '../../kernel/kernel';
 import { BUILTINS } from '../../server';
 import sqlDriver, { SQL_CLIENTS, SqlDatasource, createSqlDatasource, loadNativeClient, parseSqlConfig } from '../../drivers/sql';
+import { DEFAULT_SQL_TIMEOUTS } from '../../drivers/sql/connection-guard';
 
 const base = '/srv/app';
 
@@ -56,13 +57,46 @@ describe('sql driver plugin and configuration', () => {
       { driver: 'sql', client: 'postgres', connection: 'postgres://u:p@db:5432/app', pool: { min: 1, max: 5 }, searchPath: 'tenant' },
       base,
     );
-    expect(pg).to.deep.equal({ client: 'pg', connection: 'postgres://u:p@db:5432/app', pool: { min: 1, max: 5 }, searchPath: ['tenant'] });
+    expect(pg).to.deep.equal({
+      client: 'pg',
+      connection: 'postgres://u:p@db:5432/app',
+      pool: { min: 1, max: 5 },
+      searchPath: ['tenant'],
+      timeouts: DEFAULT_SQL_TIMEOUTS,
+    });
     const my = parseSqlConfig(
       'main',
       { driver: 'sql', client: 'mariadb', connection: { host: 'db', user: 'root', database: 'app' } },
       base,
     );
-    expect(my).to.deep.equal({ client: 'mysql2', connection: { host: 'db', user: 'root', database: 'app' } });
+    expect(my).to.deep.equal({
+      client: 'mysql2',
+      connection: { host: 'db', user: 'root', database: 'app' },
+      timeouts: DEFAULT_SQL_TIMEOUTS,
+    });
+  });
+
+  it('takes timeouts over safe defaults, and refuses unknown, negative or inconsistent ones', () => {
+    const sqlite = { client: 'sqlite', connection: ':memory:' };
+    expect(
+      parseSqlConfig('main', { driver: 'sql', ...sqlite, timeouts: { queryMillis: 3000, statementMillis: 2000 } }, base).timeouts,
+    ).to.deep.equal({
+      ...DEFAULT_SQL_TIMEOUTS,
+      queryMillis: 3000,
+      statementMillis: 2000,
+    });
+    expect(
+      parseSqlConfig('main', { driver: 'sql', ...sqlite, timeouts: { statementMillis: 0, queryMillis: 0 } }, base).timeouts.queryMillis,
+    ).to.equal(0);
+    expect(configError({ ...sqlite, timeouts: { queryMilis: 1 } }))
+      .to.contain("Datasource 'main'")
+      .and.contain("unknown timeouts option 'queryMilis'");
+    expect(configError({ ...sqlite, timeouts: { connectMillis: -1 } })).to.contain("'connectMillis' must be a non-negative integer");
+    expect(configError({ ...sqlite, timeouts: { acquireMillis: 0 } })).to.contain("'acquireMillis' must be positive");
+    expect(configError({ ...sqlite, timeouts: { statementMillis: 5000, queryMillis: 1000 } })).to.contain(
+      "'queryMillis' must not be below",
+    );
+    expect(configError({ ...sqlite, timeouts: 5 })).to.contain("'timeouts' must be an object");
   });
 
   it('refuses a configuration it cannot use, naming the datasource and the key', () => {

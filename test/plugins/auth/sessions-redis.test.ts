@@ -96,7 +96,7 @@ describe('auth: sessions (Redis store)', () => {
     expectUnauthorized(await list(s, 'project', { cookie }), 'session expired or ended');
   });
 
-  it('answers session requests at once while Redis is away (500), keeps the cookie, and accepts it again once Redis is back', async function () {
+  it('answers session requests at once while Redis is away (503), keeps the cookie, and accepts it again once Redis is back', async function () {
     this.timeout(30_000);
     const relay = Relay.to(url);
     await relay.start();
@@ -120,12 +120,13 @@ describe('auth: sessions (Redis store)', () => {
       await relay.stop();
       for (let i = 0; i < 3; i++) {
         const res = await list(s, 'project', { cookie });
-        expect(res.status, JSON.stringify(res.body)).to.equal(500);
-        expect(res.body.error).to.deep.equal({ code: 'INTERNAL_ERROR', message: 'The session store is unavailable' });
+        expect(res.status, JSON.stringify(res.body)).to.equal(503);
+        expect(res.body.error).to.deep.equal({ code: 'SERVICE_UNAVAILABLE', message: 'The session store is unavailable' });
+        expect(res.headers.get('retry-after')).to.equal('5');
         expect(res.headers.get('set-cookie'), 'the cookie is not cleared: the session may be fine').to.equal(null);
       }
       const created = await s.request('POST', '/api/auth/session', undefined, { 'x-api-key': KEY });
-      expect(created.status).to.equal(500);
+      expect(created.status).to.equal(503);
       expect(created.body.error.message).to.equal('The session store is unavailable');
 
       await relay.start();
