@@ -37,13 +37,16 @@ export async function probeHealthDuring<T>(
     }
   };
   const prober = probe();
+  let result: T;
   try {
-    const result = await attack();
-    return { result, health: summarise(times, failures) };
+    result = await attack();
   } finally {
     running = false;
     await prober;
   }
+  // Summarised after the last probe answered: the one in flight when the attack ended is often the
+  // one the attack held up the longest.
+  return { result, health: summarise(times, failures) };
 }
 
 function summarise(times: number[], failures: number): HealthSamples {
