@@ -23,6 +23,8 @@ export interface Attack {
   seconds: number;
   /** Runs the attack; resolves with what the server did, in a few words ('refused: 400 INVALID_REQUEST'). */
   run(ctx: AttackContext): Promise<string>;
+  /** What the issue asks of the server beyond /health, checked on the outcome: undefined when met, else what is wrong. */
+  expect?(outcome: string): string | undefined;
 }
 
 export const timeLeft = (ctx: AttackContext) => ctx.deadline - Date.now();

@@ -11,8 +11,10 @@
  *
  * A server whose resident memory passes `--cap-mib` (default 1536) is killed at once, and its attack
  * fails: the bench never threatens the machine. Each row's verdict: pass when every probe answered
- * 200, their p99 stayed within 100 ms and the server is still alive; the outcome column says what
- * the server did to the attacker (a refusal is the good answer). `--only <name,...>` runs some
+ * 200 (each on a new connection), their p99 stayed within 100 ms, the server is still alive, its
+ * resident memory grew by less than 512 MiB, and, for the wrong-key storm, upgrades met a 429 as
+ * HTTP requests do; else 'fail:' and why. The outcome column says what the server did to the
+ * attacker (a refusal is the good answer). `--only <name,...>` runs some
  * (matched on words of their names, case-insensitive); `--json` prints JSON instead of the table.
  * Exits non-zero when an attack failed its verdict.
  */
@@ -35,6 +37,8 @@ const { values: args } = parseArgs({
 const CAP_BYTES = Number(args['cap-mib']) * 1048576;
 const MAX_FILES = Number(args['max-files']);
 const P99_TARGET_MS = 100;
+/** More resident memory than this, gained during one attack, is memory the attacker controls. */
+const GROWTH_LIMIT_MIB = 512;
 
 const ATTACKS: Attack[] = [
   aliasFlood(10_000, 500_000),
@@ -57,7 +61,8 @@ interface Row {
   rssPeakMiB: number;
   server: string;
   outcome: string;
-  verdict: 'pass' | 'fail';
+  /** 'pass', or 'fail: ' and why. */
+  verdict: string;
 }
 
 async function measure(attack: Attack): Promise<Row> {
@@ -89,7 +94,14 @@ async function measure(attack: Attack): Promise<Row> {
       }
     }
     const server = target.exited ?? (alive ? 'alive' : 'not answering');
-    const pass = alive && health.failures === 0 && health.p99 <= P99_TARGET_MS;
+    const growth = (cap.peak() - rssBefore) / 1048576;
+    const problems = [
+      alive ? undefined : 'server down',
+      health.failures ? `${health.failures} probes failed` : undefined,
+      health.p99 > P99_TARGET_MS ? `p99 over ${P99_TARGET_MS} ms` : undefined,
+      growth > GROWTH_LIMIT_MIB ? `memory +${growth.toFixed(0)} MiB` : undefined,
+      attack.expect?.(result),
+    ].filter((p): p is string => p !== undefined);
     return {
       attack: attack.name,
       size: attack.size,
@@ -99,7 +111,7 @@ async function measure(attack: Attack): Promise<Row> {
       rssPeakMiB: cap.peak() / 1048576,
       server,
       outcome: result,
-      verdict: pass ? 'pass' : 'fail',
+      verdict: problems.length ? `fail: ${problems.join(', ')}` : 'pass',
     };
   } finally {
     cap.stop();
@@ -142,7 +154,7 @@ async function main() {
       );
     console.log(`\nMemory cap: ${mib(CAP_BYTES)} MiB (the server is killed beyond it); server file limit: ${MAX_FILES}.`);
   }
-  if (rows.some((r) => r.verdict === 'fail')) process.exitCode = 1;
+  if (rows.some((r) => r.verdict !== 'pass')) process.exitCode = 1;
 }
 
 main().catch((err) => {

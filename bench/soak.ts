@@ -24,7 +24,7 @@
  * is "leak". `--json` prints the results as JSON instead of the tables.
  */
 import { parseArgs } from 'node:util';
-import { listen } from './soak-subscribers';
+import { listen, type Listeners } from './soak-subscribers';
 import { classify, pickOperation, type Caller, type Protocol } from './soak-workload';
 import { isServerFailure, latencies, Outcomes, slopePerMinute, type Latencies } from './soak-stats';
 import { mib, startTarget, type MemorySample } from './target';
@@ -48,6 +48,9 @@ const LISTENERS = Number(args.listeners);
 const TIMEOUT_MS = Number(args.timeout);
 const LEAK_LIMIT = Number(args['leak-mib-per-min']);
 const WINDOW_MS = 10_000;
+const DRAIN_MS = 20_000;
+/** No event for this long after the load means the listeners heard all they will. */
+const QUIET_MS = 3000;
 const WARMUP_MS = Math.min(20_000, DURATION_MS / 4);
 const GC_EVERY_MS = Math.min(15_000, Math.max(2_000, (DURATION_MS - WARMUP_MS) / 8));
 
@@ -72,7 +75,11 @@ interface EngineResult {
   outcomes: Record<string, { count: number; example: string }>;
   windows: WindowRow[];
   protocols: Array<{ protocol: Protocol } & Latencies & { clientErrors: number; failures: number }>;
+  /** Events received by the time the load stopped, and by the end of the drain. */
   events: { realtime: number; graphql: number };
+  eventsAtEnd: { realtime: number; graphql: number };
+  /** Seconds after the load stopped until no more events came (at most DRAIN_MS). */
+  drainS: number;
   listenerFailures: string[];
   serverExited?: string;
   liveHeap: Array<{ atS: number; heapMiB: number }>;
@@ -93,6 +100,7 @@ async function soak(engine: Store): Promise<EngineResult> {
   const perProtocol = new Map<Protocol, { times: number[]; client: number; failures: number }>();
   const listeners = await listen(target, LISTENERS, windowOf);
   const liveHeap: MemorySample[] = [];
+  let drain: Awaited<ReturnType<typeof drainEvents>> | undefined;
   const end = t0 + DURATION_MS;
   try {
     const client = async (index: number) => {
@@ -136,6 +144,7 @@ async function soak(engine: Store): Promise<EngineResult> {
       }
     };
     await Promise.all([...Array.from({ length: CONCURRENCY }, (_, i) => client(i)), sampleLiveHeap()]);
+    drain = await drainEvents(listeners);
   } finally {
     await listeners.close();
     await target.stop();
@@ -170,13 +179,44 @@ async function soak(engine: Store): Promise<EngineResult> {
     windows,
     protocols: [...perProtocol].map(([protocol, p]) => ({ protocol, ...latencies(p.times), clientErrors: p.client, failures: p.failures })),
     events: listeners.events,
-    listenerFailures: listeners.failures,
+    eventsAtEnd: drain?.atEnd ?? { ...listeners.events },
+    drainS: drain?.seconds ?? NaN,
+    listenerFailures: [
+      ...listeners.failures,
+      ...(listeners.events.realtime === listeners.events.graphql
+        ? []
+        : [
+            `realtime delivered ${listeners.events.realtime} events and GraphQL ${listeners.events.graphql} for the same changes ` +
+              `(the last ${drain?.seconds ?? NaN} s after the load stopped): a delivery backlog (a record deleted before its re-read gives no event)`,
+          ]),
+    ],
     serverExited: target.exited === 'exited with code 0' ? undefined : target.exited,
     liveHeap: heapPoints.map((p) => ({ atS: p.at / 1000, heapMiB: p.bytes / 1048576 })),
     heapSlopeMiBPerMin: heapSlope,
     rssSlopeMiBPerMin: slopePerMinute(rssPoints),
     leak: Number.isNaN(heapSlope) ? 'not enough samples' : heapSlope < LEAK_LIMIT ? 'no leak' : 'leak',
   };
+}
+
+/**
+ * Waits, after the load stopped, until the listeners' counts have not moved for QUIET_MS (at most
+ * DRAIN_MS): both kinds hear the same changes, so they must end equal — events still arriving late,
+ * or never, are a delivery backlog.
+ */
+async function drainEvents(listeners: Listeners) {
+  const atEnd = { ...listeners.events };
+  const started = Date.now();
+  let last = { ...listeners.events };
+  let still = Date.now();
+  while (Date.now() - started < DRAIN_MS) {
+    await sleep(200);
+    const now = listeners.events;
+    if (now.realtime !== last.realtime || now.graphql !== last.graphql) {
+      last = { ...now };
+      still = Date.now();
+    } else if (Date.now() - still >= QUIET_MS) break;
+  }
+  return { seconds: (still - started) / 1000, atEnd };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
@@ -187,7 +227,8 @@ function print(r: EngineResult): void {
     `\n### ${r.engine}: ${r.durationS} s, ${r.concurrency} clients (JSON-RPC, REST, OData, GraphQL), ${r.listeners} realtime sockets + ${r.listeners} graphql-ws clients\n`,
   );
   console.log(
-    `${r.requests} requests (${f(r.requests / r.durationS, 0)}/s), ${r.clientErrors} expected 4xx, **${r.failures} failures**; events delivered: realtime ${r.events.realtime}, GraphQL ${r.events.graphql}.\n`,
+    `${r.requests} requests (${f(r.requests / r.durationS, 0)}/s), ${r.clientErrors} expected 4xx, **${r.failures} failures**; ` +
+      `events delivered: realtime ${r.events.realtime}, GraphQL ${r.events.graphql} (when the load stopped: ${r.eventsAtEnd.realtime} / ${r.eventsAtEnd.graphql}; the last came ${f(r.drainS)} s after it).\n`,
   );
   console.log('| window | requests/s | p50 ms | p99 ms | max ms | 4xx | failures | events realtime / GraphQL | RSS MiB | heap MiB |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
