@@ -22,12 +22,11 @@
  * instance. REDIS_URL (default redis://127.0.0.1:6379), DRAIN_MS (default 10000: how long to wait
  * for outstanding deliveries after the last write answered).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
+import { startChild, stopChild } from './child';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { resetStore, type Store } from './stores';
@@ -72,30 +71,16 @@ const EVENT_PREFIX = `fanout:${runId}:`;
 const WARMUP_PREFIX = `warmup:${runId}:`;
 
 async function startInstance(label: 'A' | 'B', channelPrefix: string): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    [require.resolve('tsx/cli'), resolve(__dirname, 'fanout-server.ts'), STORE, REDIS_URL, channelPrefix],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout }), 'line'),
-    once(child, 'exit').then(([code]) => {
-      throw new Error(`instance ${label} exited (code ${code}) before listening; see its stderr above`);
-    }),
-  ])) as [string];
   // The instance's first line: its pid and URLs, as JSON.
-  return { label, ...(JSON.parse(line) as Omit<Instance, 'label' | 'child'>), child };
+  const { info, child } = await startChild<Omit<Instance, 'label' | 'child'>>(resolve(__dirname, 'fanout-server.ts'), [
+    STORE,
+    REDIS_URL,
+    channelPrefix,
+  ]);
+  return { label, ...info, child };
 }
 
-async function stopInstance(instance: Instance): Promise<void> {
-  const child = instance.child;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopInstance = (instance: Instance) => stopChild(instance.child);
 
 /** A create through JSON-RPC; resolves once answered (throws on an error answer). */
 async function create(rpc: string, name: string, amount: number): Promise<void> {

@@ -11,10 +11,9 @@
  * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startChild } from './child';
 import { pageThroughAll } from './paging';
 import { SCENARIOS, makeData, type HttpRequest } from './scenarios';
 import { seed } from './seed';
@@ -36,17 +35,9 @@ interface Server {
 }
 
 async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise<Server> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'server.ts'), mode, store, String(ROWS)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout }), 'line'),
-    once(child, 'exit').then(() => {
-      throw new Error(`${mode} server (${store}) exited before listening`);
-    }),
-  ])) as [string];
   // The server's first line: its pid and URLs, as JSON.
-  return { ...(JSON.parse(line) as Omit<Server, 'child'>), child };
+  const { info, child } = await startChild<Omit<Server, 'child'>>(resolve(__dirname, 'server.ts'), [mode, store, String(ROWS)]);
+  return { ...info, child };
 }
 
 interface Measure {
