@@ -34,6 +34,8 @@ export interface ConnectionDeps {
 const TYPES = 'auth, subscribe, unsubscribe, ping';
 /** Close code of a socket that did not authenticate in time (graphql-ws uses it for a connection_init that never came). */
 export const AUTH_TIMEOUT_CLOSE = 4408;
+/** Change events one socket may have waiting to be read and sent (what graphql-ws buffers per subscription). */
+export const MAX_PENDING_CHANGES = 1000;
 
 export class RealtimeConnection {
   /** Whether this socket may subscribe: authenticated, or anonymous callers are let in. */
@@ -41,6 +43,8 @@ export class RealtimeConnection {
   private user: User | undefined;
   private readonly subscriptions = new Map<string, Subscription>();
   private queue: Promise<void> = Promise.resolve();
+  /** Change events queued and not yet read for this socket's subscriber (bounded: MAX_PENDING_CHANGES). */
+  private pendingChanges = 0;
   private nextId = 1;
   private authTimer?: NodeJS.Timeout;
 
@@ -77,7 +81,17 @@ export class RealtimeConnection {
   /** A committed change: sent to every subscription of this socket that may see it. */
   onChange(change: RecordChange): void {
     if (![...this.subscriptions.values()].some((s) => s.object === change.object)) return;
-    this.enqueue(() => this.deliver(change));
+    // Each event is re-read as the subscriber; a socket whose reads fall behind the writes would
+    // queue without bound, so it is closed like a slow reader and its client reconnects.
+    if (this.pendingChanges >= MAX_PENDING_CHANGES) {
+      this.guard.close(1013, `Slow consumer: more than ${MAX_PENDING_CHANGES} change events waiting to be read`);
+      return;
+    }
+    this.pendingChanges++;
+    this.enqueue(async () => {
+      this.pendingChanges--;
+      if (this.ws.readyState === this.ws.OPEN) await this.deliver(change);
+    });
   }
 
   private enqueue(task: () => Promise<void>): void {

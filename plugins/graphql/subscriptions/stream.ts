@@ -11,6 +11,8 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
   private readonly buffer: P[] = [];
   private readonly waiting: Array<(result: IteratorResult<P>) => void> = [];
   private tail: Promise<void> = Promise.resolve();
+  /** Changes offered and not yet turned into payloads: bounded like the buffer, so reads that fall behind cannot queue without end. */
+  private pending = 0;
   private closed = false;
 
   constructor(
@@ -26,7 +28,13 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
   /** Queues a change; its payload (if any) is delivered after those of earlier changes. */
   offer(change: C): void {
     if (this.closed) return;
+    if (this.pending >= MAX_BUFFERED) {
+      this.onDrop(new Error(`subscriber too slow: more than ${MAX_BUFFERED} events waiting to be read, this one was dropped`));
+      return;
+    }
+    this.pending++;
     this.tail = this.tail.then(async () => {
+      this.pending--;
       if (this.closed) return;
       let payload: P | undefined;
       try {

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import type { ObjectQLConfig } from '../../../kernel';
+import { RECORD_CHANGED_CHANNEL, type ObjectQLConfig } from '../../../kernel';
 import { webSockets } from '../../../kernel/protocol';
 import { probeHealthDuring } from '../../helpers/health-probe';
 import { startServer, type TestServer } from '../../helpers/server';
@@ -173,6 +173,20 @@ describe('realtime WebSocket limits', function () {
     expect(peak - before).to.be.lessThan(200 * 2 ** 20);
     for (const r of readers) r.ws!.resume();
     await Promise.all(readers.map((r) => r.closed));
+  });
+
+  it('closes a socket whose reads fall more than 1000 change events behind (1013) instead of queueing them', async () => {
+    await start();
+    const c = await open(as('behind'));
+    await subscribeMany(c, 1, 'b');
+    const record = await server.kernel.engine.repo('project', { user: { id: 'root', roles: ['admin'] } }).create({ name: 'behind' });
+    const pubsub = server.kernel.resolve('pubsub');
+    // Published in one burst, faster than the socket re-reads each record as its subscriber.
+    const change = { object: 'project', type: 'updated', id: record.id, record };
+    await Promise.all(Array.from({ length: 1200 }, () => pubsub.publish(RECORD_CHANGED_CHANNEL, change)));
+    const { code, reason } = await c.closed;
+    expect(code).to.equal(1013);
+    expect(reason).to.match(/more than 1000 change events waiting/);
   });
 
   it('terminates a socket that stops answering pings (realtime heartbeatSeconds)', async () => {
