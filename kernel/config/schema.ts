@@ -47,6 +47,27 @@ const corsSchema = z.union([
     }),
 ]);
 
+/** Connection limits and timeouts of the kernel's HTTP server (and of plugins' own ports). */
+export const serverSchema = z
+  .strictObject({
+    /** Open connections at once; one more is answered 503 and closed. Keep it below the open-file limit (ulimit -n). */
+    maxConnections: z.number().int().positive().default(10_000),
+    /** Open connections from one client address (an IPv6 /64); one more is answered 429 and closed. Behind a proxy, every connection is the proxy's. */
+    maxConnectionsPerIp: z.number().int().positive().default(1000),
+    /** Time for a connection to send a request's headers (also a connection that sends nothing); then 408 and closed. */
+    headersTimeoutMs: z.number().int().positive().default(20_000),
+    /** Time to receive a whole request, headers and body; then 408 and closed. Large uploads on slow links need more. */
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** An idle keep-alive connection is closed after this long. Behind a load balancer, make it longer than the balancer's. */
+    keepAliveTimeoutMs: z.number().int().positive().default(5_000),
+    /** On stop, time for the responses in flight to finish before their connections are closed. */
+    shutdownTimeoutMs: z.number().int().min(0).default(10_000),
+  })
+  .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, {
+    message: 'must not be longer than requestTimeoutMs (the whole request includes its headers)',
+    path: ['headersTimeoutMs'],
+  });
+
 export const configSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
   host: z.string().default('0.0.0.0'),
@@ -104,6 +125,8 @@ export const configSchema = z.strictObject({
       maxBodyBytes: z.number().int().positive().default(1_048_576),
       /** Nesting of arrays and objects in any JSON input (bodies, query-string JSON, JSON values), checked before anything recurses over it. */
       maxJsonDepth: z.number().int().positive().default(64),
+      /** Bytes of one JSON (or text) response on every protocol; a larger one answers INVALID_REQUEST instead. Files are exempt. */
+      maxResponseBytes: z.number().int().positive().default(33_554_432),
     })
     .default({
       defaultTop: 100,
@@ -114,7 +137,10 @@ export const configSchema = z.strictObject({
       maxBulkItems: 1000,
       maxBodyBytes: 1_048_576,
       maxJsonDepth: 64,
+      maxResponseBytes: 33_554_432,
     }),
+  /** The HTTP server's connection limits and timeouts (docs/security.md, "Server limits"). */
+  server: serverSchema.prefault({}),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),
 });
