@@ -56,3 +56,59 @@ export function dribble(socket: Socket, pieces: string[], everyMs: number): Prom
     });
   });
 }
+
+export interface SlowRead {
+  socket: Socket;
+  /** Resolves once the first bytes of the answer have been read. */
+  started: Promise<void>;
+  /** Resolves with every byte received once the server closed the connection. */
+  done: Promise<Buffer>;
+  /** From now on, reads all there is every 10 ms. */
+  speedUp(): void;
+}
+
+/**
+ * Sends `GET path` and reads the answer slowly (`bytesPerTick` every `everyMs`): the server's
+ * writes back up behind it, as they do behind a client on a slow link.
+ */
+export function slowGet(url: string, path: string, bytesPerTick = 64 * 1024, everyMs = 10): SlowRead {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const readSome = () => {
+    let budget = bytesPerTick;
+    let chunk: Buffer | null;
+    while (budget > 0 && (chunk = socket.read() as Buffer | null) !== null) {
+      chunks.push(chunk);
+      budget -= chunk.length;
+      markStarted();
+    }
+  };
+  let timer = setInterval(readSome, everyMs);
+  const speedUp = () => {
+    bytesPerTick = Infinity;
+    clearInterval(timer);
+    timer = setInterval(readSome, 10);
+  };
+  const done = new Promise<Buffer>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('close', () => {
+      clearInterval(timer);
+      readSome();
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) chunks.push(chunk);
+      resolve(Buffer.concat(chunks));
+    });
+  });
+  return { socket, started, done, speedUp };
+}
+
+/** The head and the body of a raw HTTP/1.1 response (the body as bytes). */
+export function splitResponse(raw: Buffer): { status: number; headers: Record<string, string>; body: Buffer } {
+  const end = raw.indexOf('\r\n\r\n');
+  const { status, headers } = parseRawResponse(raw.subarray(0, end + 4).toString('latin1'));
+  return { status, headers, body: raw.subarray(end + 4) };
+}
