@@ -61,6 +61,26 @@ const websocketLimits = z.strictObject({
   authTimeoutSeconds: z.number().positive().default(10),
   heartbeatSeconds: z.number().positive().default(30),
 });
+/** Connection limits and timeouts of the kernel's HTTP server (and of plugins' own ports). */
+export const serverSchema = z
+  .strictObject({
+    /** Open connections at once; one more is answered 503 and closed. Keep it below the open-file limit (ulimit -n). */
+    maxConnections: z.number().int().positive().default(10_000),
+    /** Open connections from one client address (an IPv6 /64); one more is answered 429 and closed. Behind a proxy, every connection is the proxy's. */
+    maxConnectionsPerIp: z.number().int().positive().default(1000),
+    /** Time for a connection to send a request's headers (also a connection that sends nothing); then 408 and closed. */
+    headersTimeoutMs: z.number().int().positive().default(20_000),
+    /** Time to receive a whole request, headers and body; then 408 and closed. Large uploads on slow links need more. */
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** An idle keep-alive connection is closed after this long. Behind a load balancer, make it longer than the balancer's. */
+    keepAliveTimeoutMs: z.number().int().positive().default(5_000),
+    /** On stop, time for the responses in flight to finish before their connections are closed. */
+    shutdownTimeoutMs: z.number().int().min(0).default(10_000),
+  })
+  .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, {
+    message: 'must not be longer than requestTimeoutMs (the whole request includes its headers)',
+    path: ['headersTimeoutMs'],
+  });
 
 export const configSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
@@ -142,6 +162,8 @@ export const configSchema = z.strictObject({
       maxPatternLength: z.number().int().positive().default(1000),
       /** Records a list may skip; beyond it, page with a filter on the sort key. */
       maxSkip: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(100_000),
+      /** Bytes of one JSON (or text) response on every protocol; a larger one answers INVALID_REQUEST instead. Files are exempt. */
+      maxResponseBytes: z.number().int().positive().default(33_554_432),
     })
     .default({
       defaultTop: 100,
@@ -158,6 +180,7 @@ export const configSchema = z.strictObject({
       maxJsonLength: 262_144,
       maxPatternLength: 1000,
       maxSkip: 100_000,
+      maxResponseBytes: 33_554_432,
     }),
   /** GET /health/ready and answers for a dependency that is down (docs/security.md, "Failing dependencies"). */
   health: z
@@ -170,6 +193,8 @@ export const configSchema = z.strictObject({
       retryAfterSeconds: z.number().int().positive().default(5),
     })
     .prefault({}),
+  /** The HTTP server's connection limits and timeouts (docs/security.md, "Server limits"). */
+  server: serverSchema.prefault({}),
   /** Folder that relative paths resolve against; the config file's folder when loaded from a file. */
   baseDir: z.string().optional(),
 });

@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -8,11 +8,12 @@ import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
-import { drainServer, serverUrl } from './server-lifecycle';
 import { mountReadiness } from './readiness';
+import { createLimitedServer, serverUrl, type LimitedServer } from './server-lifecycle';
+import { bodyError, jsonBodyParser } from './json-body';
+import { capResponses } from './response-cap';
 import { securityMiddleware, withoutCredentials } from './security';
 import { admitUpgrade, type UpgradeAdmission } from './upgrade-admission';
-import { assertJsonTextDepth } from '../protocol/json-depth';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -49,6 +50,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** The kernel's HTTP server: health, discovery, identity, body parsing and the error format. */
 export class HttpHost {
   private server?: Server;
+  private limited?: LimitedServer;
   private draining = false;
   readonly app: Express = express();
   private readonly upgrades = new Map<string, UpgradeHandler>();
@@ -168,6 +170,7 @@ export class HttpHost {
     app.set('etag', false);
     app.set('trust proxy', false);
     app.use(requestLogging(logger));
+    capResponses(app, config.limits.maxResponseBytes, (req, res, error) => this.sendError(req, res, error));
     // Before everything else: every response gets the headers, and CORS preflights need no credentials.
     for (const middleware of securityMiddleware(config.security)) app.use(middleware);
     const health = (_req: Request, res: Response) => {
@@ -186,17 +189,11 @@ export class HttpHost {
     });
     // A body that does not parse is answered after the `request` hook, like a failed login: it
     // still counts against its caller's rate limit and carries the headers.
-    const parseJson = express.json({
-      limit: config.limits.maxBodyBytes,
-      strict: false,
-      type: ['application/json', 'application/*+json'],
-      // Nesting is measured on the text, before the body is parsed and walked (limits.maxJsonDepth).
-      verify: (_req, _res, buf) => assertJsonTextDepth(buf.toString('utf8'), config.limits.maxJsonDepth, 'Request body'),
-    });
+    const parseJson = jsonBodyParser(config.limits);
     const bodyErrors = new WeakMap<Request, unknown>();
     app.use((req: Request, res: Response, next: NextFunction) => {
       parseJson(req, res, (err?: unknown) => {
-        if (err) bodyErrors.set(req, err);
+        if (err) bodyErrors.set(req, bodyError(err, req));
         next();
       });
     });
@@ -232,7 +229,8 @@ export class HttpHost {
     );
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => this.sendError(req, res, err));
 
-    this.server = createServer(app);
+    this.limited = createLimitedServer(app, config.server);
+    this.server = this.limited.server;
     const server = this.server;
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
@@ -271,11 +269,12 @@ export class HttpHost {
 
   /** Stops accepting connections, lets requests in flight finish, then closes what is left. */
   async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
+    const limited = this.limited;
+    if (!limited) return;
     this.draining = true;
     this.server = undefined;
-    await drainServer(server, async () => {
+    this.limited = undefined;
+    await limited.drain(async () => {
       await Promise.allSettled(this.upgradeClosers.map(async (closeAll) => closeAll()));
       for (const socket of this.upgradedSockets) socket.destroy();
     });
@@ -315,14 +314,8 @@ function requestLogging(logger: Logger) {
   };
 }
 
-/** Maps body-parser and other framework errors onto the spec's codes. */
+/** Maps framework errors onto the spec's codes (body parser errors: json-body.ts). */
 function toHttpError(err: unknown, req?: Request): ObjectQLError {
-  const e = err as { type?: string; status?: number; limit?: number; message?: string };
-  if (e?.type === 'entity.parse.failed') return new ObjectQLError('INVALID_REQUEST', `Malformed JSON in request body: ${e.message}`);
-  if (e?.type === 'entity.too.large')
-    return new ObjectQLError('INVALID_REQUEST', `Request body is larger than the limit of ${e.limit} bytes`);
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
-    return new ObjectQLError('INVALID_REQUEST', e.message ?? 'Unsupported body encoding');
   // express fails to decode a malformed %-escape in a path parameter: the client's mistake.
   if (err instanceof URIError)
     return new ObjectQLError(

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { slowGet, splitResponse } from '../server/http/raw-socket';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
@@ -86,6 +87,17 @@ describe('objectql command line', function () {
     writeFileSync(join(tmp, 'meta', 'greeting.object.yml'), 'fields:\n  text: {type: text, required: true}\n');
     writeFileSync(join(tmp, 'meta', 'greeting.data.yml'), '- {id: g-1, text: hello}\n- {id: g-2, text: bonjour}\n');
     writeFileSync(join(tmp, 'objectql.config.yml'), 'host: 127.0.0.1\nlogLevel: warn\nmetadata: [./meta]\nplugins: {rpc: true}\n');
+    // 1000 records of 8 KB: an 8 MB answer, more than the OS buffers between a server and a slow reader.
+    mkdirSync(join(tmp, 'big'));
+    const fields = ['a', 'b', 'c', 'd'];
+    writeFileSync(join(tmp, 'big', 'bulk.object.yml'), `fields:\n${fields.map((f) => `  ${f}: {type: text}\n`).join('')}`);
+    const text = 'x'.repeat(2000);
+    const records = Array.from({ length: 1000 }, (_, i) => `- {id: b-${i}, ${fields.map((f) => `${f}: ${text}`).join(', ')}}`);
+    writeFileSync(join(tmp, 'big', 'bulk.data.yml'), `${records.join('\n')}\n`);
+    writeFileSync(
+      join(tmp, 'big.config.yml'),
+      'host: 127.0.0.1\nlogLevel: warn\nmetadata: [./big]\nplugins: {rest: true}\ndatasources: {default: {driver: memory}}\n',
+    );
     writeFileSync(join(tmp, 'bad.config.json'), JSON.stringify({ metadata: ['./meta'], routes: { rpc: 'no-slash' } }));
   });
   after(() => {
@@ -120,6 +132,22 @@ describe('objectql command line', function () {
       (err: Error) => err.name,
     );
     expect(after).to.not.equal(200);
+  });
+
+  it('on SIGTERM lets a large response in flight finish, then exits 0', async () => {
+    const port = await freePort();
+    const proc = run(['serve', '--config', join(tmp, 'big.config.yml'), '--port', String(port)]);
+    running.push(proc);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHealth(url, proc);
+    const reader = slowGet(url, '/api/data/bulk?top=1000');
+    await reader.started;
+    proc.child.kill('SIGTERM');
+    const { status, headers, body } = splitResponse(await reader.done);
+    expect(status).to.equal(200);
+    expect(body.length, 'the whole body arrived').to.equal(Number(headers['content-length']));
+    expect(JSON.parse(body.toString('utf8')).items).to.have.length(1000);
+    expect(await proc.exited(), proc.stderr()).to.equal(0);
   });
 
   it('exits 1 on a bad config, naming the key on stderr', async () => {
