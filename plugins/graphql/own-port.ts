@@ -33,21 +33,26 @@ export async function listenOnGraphQLPort(options: OwnPortOptions): Promise<OwnP
   const { kernel, endpoint, upgrade } = options;
   const app = kernel.http.app;
   const received = new WeakSet<IncomingMessage>();
-  const server = await listenOnOwnPort(options.port, kernel.config.host, (req, res) => {
-    const url = req.url ?? '/';
-    const mark = url.indexOf('?');
-    const path = mark < 0 ? url : url.slice(0, mark);
-    if (path === STANDALONE_PATH) {
-      req.url = endpoint + (mark < 0 ? '' : url.slice(mark));
-      received.add(req);
-    } else if (path !== '/health') {
-      // Not the kernel's app (which would serve every other door here): its 404, in GraphQL's format.
-      const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves GraphQL at ${STANDALONE_PATH}`);
-      res.writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(kernelErrorBody(error)));
-      return;
-    }
-    void app(req, res);
-  });
+  const server = await listenOnOwnPort(
+    options.port,
+    kernel.config.host,
+    (req, res) => {
+      const url = req.url ?? '/';
+      const mark = url.indexOf('?');
+      const path = mark < 0 ? url : url.slice(0, mark);
+      if (path === STANDALONE_PATH) {
+        req.url = endpoint + (mark < 0 ? '' : url.slice(mark));
+        received.add(req);
+      } else if (path !== '/health') {
+        // Not the kernel's app (which would serve every other door here): its 404, in GraphQL's format.
+        const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves GraphQL at ${STANDALONE_PATH}`);
+        res.writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(kernelErrorBody(error)));
+        return;
+      }
+      void app(req, res);
+    },
+    kernel.config.server,
+  );
   // Subscriptions on this port: graphql-ws at the same address with the ws scheme.
   server.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());

@@ -103,18 +103,23 @@ export default definePlugin((options: ODataOptions = {}) => {
    */
   async function listen(): Promise<void> {
     const app = kernel.http.app;
-    own = await listenOnOwnPort(settings.port ?? 0, kernel.config.host, (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path !== '/health' && !underBase(path, base)) {
-        const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves OData under ${base}`);
-        res
-          .writeHead(404, { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION })
-          .end(JSON.stringify(odataErrorBody(error)));
-        return;
-      }
-      ownPort.add(req);
-      void app(req, res);
-    });
+    own = await listenOnOwnPort(
+      settings.port ?? 0,
+      kernel.config.host,
+      (req, res) => {
+        const path = (req.url ?? '/').split('?')[0];
+        if (path !== '/health' && !underBase(path, base)) {
+          const error = new ObjectQLError('NOT_FOUND', `No route for ${req.method} ${path}: this port serves OData under ${base}`);
+          res
+            .writeHead(404, { 'Content-Type': jsonContentType('minimal'), 'OData-Version': ODATA_VERSION })
+            .end(JSON.stringify(odataErrorBody(error)));
+          return;
+        }
+        ownPort.add(req);
+        void app(req, res);
+      },
+      kernel.config.server,
+    );
     kernel.logger.info({ url: own.url + base }, 'OData listening on its own port');
   }
 });
