@@ -90,7 +90,7 @@ describe('objectql command line', function () {
     // 1000 records of 8 KB: an 8 MB answer, more than the OS buffers between a server and a slow reader.
     mkdirSync(join(tmp, 'big'));
     const fields = ['a', 'b', 'c', 'd'];
-    writeFileSync(join(tmp, 'big', 'bulk.object.yml'), `fields:\n${fields.map((f) => `  ${f}: {type: text}\n`).join('')}`);
+    writeFileSync(join(tmp, 'big', 'bulk.object.yml'), `fields:\n${fields.map((f) => `  ${f}: {type: textarea}\n`).join('')}`);
     const text = 'x'.repeat(2000);
     const records = Array.from({ length: 1000 }, (_, i) => `- {id: b-${i}, ${fields.map((f) => `${f}: ${text}`).join(', ')}}`);
     writeFileSync(join(tmp, 'big', 'bulk.data.yml'), `${records.join('\n')}\n`);

@@ -42,8 +42,8 @@ describe('response size cap (limits.maxResponseBytes)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer({ plugins: EVERY_PLUGIN, limits: { maxResponseBytes: MAX } });
-    for (let i = 0; i < 10; i++) {
-      const res = await s.rpc({ op: 'create', object: 'account', args: { name: `${i} ${'n'.repeat(600)}` } }, HEADERS);
+    for (let i = 0; i < 25; i++) {
+      const res = await s.rpc({ op: 'create', object: 'account', args: { name: `${i} ${'n'.repeat(240)}` } }, HEADERS);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
   });
