@@ -73,7 +73,7 @@ export async function startTarget(store: Store, profile: 'soak' | 'attack', opti
   await resetStore(store);
   const { info, child } = await startChild<{ pid: number; url: string }>(resolve(__dirname, 'target-server.ts'), [store, profile], {
     ipc: true,
-    nodeFlags: ['--expose-gc'],
+    nodeFlags: ['--expose-gc', ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
     maxFiles: options.maxFiles,
   });
   const samples: MemorySample[] = [];

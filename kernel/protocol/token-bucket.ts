@@ -1,4 +1,4 @@
-/** A token bucket: `burst` tokens, refilled at `perSecond`; each take spends one. Pure but for the clock. */
+/** A token bucket: `burst` tokens, refilled at `perSecond`; each take spends one, or its cost. Pure but for the clock. */
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -12,13 +12,13 @@ export class TokenBucket {
     this.last = now();
   }
 
-  /** Spends one token; false when none is left. */
-  take(): boolean {
+  /** Spends `cost` tokens (one by default); false when fewer are left. */
+  take(cost = 1): boolean {
     const now = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
     this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    if (this.tokens < cost) return false;
+    this.tokens -= cost;
     return true;
   }
 }

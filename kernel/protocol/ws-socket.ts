@@ -31,6 +31,8 @@ export interface GuardOptions {
 const CLOSE_GRACE_MS = 2000;
 /** RFC 6455: a close reason is at most 123 bytes. */
 const MAX_REASON_BYTES = 123;
+/** A received message counts against the message rate once per started unit of this size. */
+const MESSAGE_UNIT_BYTES = 16_384;
 
 export class GuardedSocket {
   private userKey?: string;
@@ -66,10 +68,13 @@ export class GuardedSocket {
     return this.leases.size;
   }
 
-  /** Hands `listener` the messages within the rate; past it the socket is closed (1008). */
+  /**
+   * Hands `listener` the messages within the rate; past it the socket is closed (1008). A message
+   * counts once per started MESSAGE_UNIT_BYTES, so large messages cannot pass at the rate of small ones.
+   */
   onMessage(listener: (data: RawData, isBinary: boolean) => void): void {
     this.ws.on('message', (data: RawData, isBinary: boolean) => {
-      if (this.admit()) listener(data, isBinary);
+      if (this.admit(1 + Math.floor(rawSize(data) / MESSAGE_UNIT_BYTES))) listener(data, isBinary);
     });
   }
 
@@ -155,9 +160,9 @@ export class GuardedSocket {
     }
   }
 
-  private admit(): boolean {
+  private admit(cost = 1): boolean {
     if (this.closing) return false;
-    if (this.bucket.take()) return true;
+    if (this.bucket.take(cost)) return true;
     const { messagesPerSecond, messageBurst } = this.registry.limits;
     this.options.log?.debug({ address: this.address }, 'WebSocket closed: message rate exceeded');
     this.close(1008, `Message rate over ${messagesPerSecond}/s (burst ${messageBurst}; limits.websocket.messagesPerSecond)`);
@@ -183,6 +188,11 @@ export class GuardedSocket {
     if (this.userKey) this.registry.release(`conn:${this.userKey}`);
     this.userKey = undefined;
   }
+}
+
+/** Bytes of a received message. */
+function rawSize(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
 }
 
 /** `reason` cut to the 123 bytes a close frame may carry (on a character boundary). */

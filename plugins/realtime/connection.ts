@@ -34,6 +34,8 @@ export interface ConnectionDeps {
 const TYPES = 'auth, subscribe, unsubscribe, ping';
 /** Close code of a socket that did not authenticate in time (graphql-ws uses it for a connection_init that never came). */
 export const AUTH_TIMEOUT_CLOSE = 4408;
+/** Characters of a message's `id`. */
+export const MAX_ID_LENGTH = 128;
 /** Change events one socket may have waiting to be read and sent (what graphql-ws buffers per subscription). */
 export const MAX_PENDING_CHANGES = 1000;
 
@@ -147,6 +149,10 @@ export class RealtimeConnection {
       return this.error(undefined, new ObjectQLError('INVALID_REQUEST', "'id' must be a string or a number"));
     }
     const id = rawId === undefined ? undefined : String(rawId);
+    // Echoed in every answer and event and kept per subscription: a long one would multiply what each costs.
+    if (id !== undefined && id.length > MAX_ID_LENGTH) {
+      return this.error(undefined, new ObjectQLError('INVALID_REQUEST', `'id' must be at most ${MAX_ID_LENGTH} characters`));
+    }
     try {
       switch (m.type) {
         case 'ping':

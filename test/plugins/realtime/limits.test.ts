@@ -189,6 +189,20 @@ describe('realtime WebSocket limits', function () {
     expect(reason).to.match(/more than 1000 change events waiting/);
   });
 
+  it('refuses a message id longer than 128 characters without echoing it; the socket stays', async () => {
+    await start();
+    const c = await open(as('long-id'));
+    c.ws!.send(JSON.stringify({ type: 'ping', id: 'x'.repeat(129) }));
+    const deadline = Date.now() + 5000;
+    while (!c.messages.some((m) => m.type === 'error') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(c.messages.find((m) => m.type === 'error')).to.deep.equal({
+      type: 'error',
+      code: 'INVALID_REQUEST',
+      message: "'id' must be at most 128 characters",
+    });
+    expect(await ask(c, { type: 'ping', id: 'y'.repeat(128) })).to.deep.equal({ type: 'pong', id: 'y'.repeat(128) });
+  });
+
   it('terminates a socket that stops answering pings (realtime heartbeatSeconds)', async () => {
     await start({}, { heartbeatSeconds: 0.2 });
     const silent = new WebSocket(url(), { headers: as('silent'), autoPong: false });
