@@ -73,7 +73,8 @@ export async function startTarget(store: Store, profile: 'soak' | 'attack', opti
   await resetStore(store);
   const { info, child } = await startChild<{ pid: number; url: string }>(resolve(__dirname, 'target-server.ts'), [store, profile], {
     ipc: true,
-    nodeFlags: ['--expose-gc', ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
+    // BENCH_CPU_PROF=<dir>: the server writes a CPU profile there when it stops (profile before optimising).
+    nodeFlags: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     maxFiles: options.maxFiles,
   });
   const samples: MemorySample[] = [];
