@@ -5,6 +5,7 @@
  * its events in a consistent order. The kernel's WebSocket limits (message rate, outgoing buffer,
  * heartbeat, connections and subscriptions per user) hold through the socket's guard.
  */
+import { Semaphore } from 'async-mutex';
 import type { RawData } from 'ws';
 import { ObjectQLError, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
 import { parseFilter, type GuardedSocket } from '../../kernel/protocol';
@@ -36,6 +37,8 @@ const TYPES = 'auth, subscribe, unsubscribe, ping';
 export const AUTH_TIMEOUT_CLOSE = 4408;
 /** Characters of a message's `id`. */
 export const MAX_ID_LENGTH = 128;
+/** Change events of one socket re-read at once: enough to keep up when each read waits on a database round trip. */
+const READS_IN_FLIGHT = 8;
 /** Change events one socket may have waiting to be read and sent (what graphql-ws buffers per subscription). */
 export const MAX_PENDING_CHANGES = 1000;
 
@@ -45,6 +48,8 @@ export class RealtimeConnection {
   private user: User | undefined;
   private readonly subscriptions = new Map<string, Subscription>();
   private queue: Promise<void> = Promise.resolve();
+  /** Re-reads of change events in flight for this socket, at most READS_IN_FLIGHT at once. */
+  private readonly reads = new Semaphore(READS_IN_FLIGHT);
   /** Change events queued and not yet read for this socket's subscriber (bounded: MAX_PENDING_CHANGES). */
   private pendingChanges = 0;
   private nextId = 1;
@@ -90,9 +95,18 @@ export class RealtimeConnection {
       return;
     }
     this.pendingChanges++;
+    // Reads start now, a few at a time (a read waits on the database, not on the one before it);
+    // what they found is sent on the socket's one line, in the order the changes came.
+    const found = this.reads.runExclusive(() => this.readAsSubscriber(change));
+    found.catch(() => undefined);
     this.enqueue(async () => {
       this.pendingChanges--;
-      if (this.ws.readyState === this.ws.OPEN) await this.deliver(change);
+      for (const { sub, record } of await found) {
+        // Unsubscribed meanwhile?
+        if (this.subscriptions.get(sub.id) === sub) {
+          this.send({ type: 'change', subscription: sub.id, object: change.object, operation: change.type, record });
+        }
+      }
     });
   }
 
@@ -229,10 +243,12 @@ export class RealtimeConnection {
     this.send({ type: 'ack', id });
   }
 
-  private async deliver(change: RecordChange): Promise<void> {
+  /** The record each subscription of this socket may see of `change` (none it may not). */
+  private async readAsSubscriber(change: RecordChange): Promise<Array<{ sub: Subscription; record: DataRecord }>> {
     const subs = [...this.subscriptions.values()].filter((s) => s.object === change.object);
-    if (!subs.length || !this.allowed || this.ws.readyState !== this.ws.OPEN) return;
+    if (!subs.length || !this.allowed || this.ws.readyState !== this.ws.OPEN) return [];
     const reads = new Map<string, Promise<DataRecord | null>>();
+    const found: Array<{ sub: Subscription; record: DataRecord }> = [];
     for (const sub of subs) {
       let record: DataRecord | null;
       try {
@@ -256,11 +272,9 @@ export class RealtimeConnection {
         this.deps.logger.debug({ err, object: change.object, subscription: sub.id }, 'realtime: change not delivered');
         continue;
       }
-      // Unsubscribed meanwhile?
-      if (record && this.subscriptions.get(sub.id) === sub) {
-        this.send({ type: 'change', subscription: sub.id, object: change.object, operation: change.type, record });
-      }
+      if (record) found.push({ sub, record });
     }
+    return found;
   }
 
   /**

@@ -1,11 +1,14 @@
 /**
  * One subscription's stream of payloads: changes are offered as they arrive, turned into payloads
- * (or dropped) by an async function — one at a time, so events leave in the order they came —
+ * (or dropped) by an async function — a few at once, and events leave in the order they came —
  * and pulled by graphql-js's subscription loop as an async iterator.
  */
+import { Semaphore } from 'async-mutex';
 
 /** Undelivered payloads one subscriber may hold before the oldest are dropped (a slow client). */
 export const MAX_BUFFERED = 1000;
+/** Payloads one subscription makes at once. */
+const PAYLOADS_IN_FLIGHT = 8;
 
 export class EventStream<C, P> implements AsyncIterableIterator<P> {
   private readonly buffer: P[] = [];
@@ -13,6 +16,7 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
   private tail: Promise<void> = Promise.resolve();
   /** Changes offered and not yet turned into payloads: bounded like the buffer, so reads that fall behind cannot queue without end. */
   private pending = 0;
+  private readonly making = new Semaphore(PAYLOADS_IN_FLIGHT);
   private closed = false;
 
   constructor(
@@ -25,7 +29,10 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
     return this.closed;
   }
 
-  /** Queues a change; its payload (if any) is delivered after those of earlier changes. */
+  /**
+   * Queues a change; its payload (if any) is delivered after those of earlier changes. Payloads are
+   * made a few at a time (each may wait on a database read), so a stream keeps up with writes.
+   */
   offer(change: C): void {
     if (this.closed) return;
     if (this.pending >= MAX_BUFFERED) {
@@ -33,12 +40,13 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
       return;
     }
     this.pending++;
+    const made = this.making.runExclusive(() => (this.closed ? undefined : this.toPayload(change)));
+    made.catch(() => undefined);
     this.tail = this.tail.then(async () => {
       this.pending--;
-      if (this.closed) return;
       let payload: P | undefined;
       try {
-        payload = await this.toPayload(change);
+        payload = await made;
       } catch (err) {
         this.onDrop(err);
         return;
