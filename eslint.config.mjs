@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The kernel stands alone (`npm run check:kernel` proves it in a copy without the rest): a file in
  * kernel/ imports only kernel/ and packages; a test in test/kernel/ imports only kernel/,
- * test/kernel/ and the two shared helpers that import nothing but the kernel. Nothing from plugins/,
+ * test/kernel/ and the three shared helpers that import nothing but the kernel (and Node). Nothing from plugins/,
  * drivers/, server/ or the test helpers built on them (test/helpers/server.ts, test/drivers/**).
  * Relative imports are matched by how far up they go: a file `depth` folders below kernel/ leaves it
  * with depth + 1 '../'; the package's own name (`objectql`, `objectql/...`) is the server, or dist/.
@@ -47,7 +47,7 @@ export default tseslint.config(
   },
   ...kernelAlone,
   standAlone(
-    ['test/helpers/rejection.ts', 'test/helpers/services.ts'],
+    ['test/helpers/rejection.ts', 'test/helpers/services.ts', 'test/helpers/fault-proxy.ts'],
     '^\\.\\.?/(?!\\.\\./kernel(/|$))',
     'A helper of the kernel tests imports the kernel only (npm run check:kernel copies it without the rest).',
   ),

@@ -11,11 +11,11 @@ trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
 mkdir -p "$repo/test/helpers" "$repo/docs"
 cp -R "$root/kernel" "$repo/kernel"
-# The service specification the kernel implements (test/kernel/errors.test.ts checks the error table against it).
-cp "$root/docs/spec.md" "$repo/docs/"
+# The service specification the kernel implements and the codes it adds beside it (test/kernel/errors.test.ts checks the error table against both).
+cp "$root/docs/spec.md" "$root/docs/design.md" "$repo/docs/"
 cp -R "$root/test/kernel" "$root/test/fixtures" "$repo/test/"
-# The only shared test helpers a kernel test may use (they import nothing but the kernel).
-cp "$root/test/helpers/rejection.ts" "$root/test/helpers/services.ts" "$repo/test/helpers/"
+# The only shared test helpers a kernel test may use (they import nothing but the kernel and Node).
+cp "$root/test/helpers/rejection.ts" "$root/test/helpers/services.ts" "$root/test/helpers/fault-proxy.ts" "$repo/test/helpers/"
 cp "$root/package.json" "$root/tsconfig.json" "$repo/"
 ln -s "$root/node_modules" "$repo/node_modules"
 
