@@ -22,7 +22,7 @@ export function answerClientErrors(server: Server, timeouts: Timeouts, hasReques
       return;
     }
     const [status, error] = describe(err, hasRequest(socket), timeouts);
-    refuseSocket(socket, error, status);
+    refuseSocket(socket, error, { status });
   });
 }
 

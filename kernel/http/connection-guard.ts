@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ObjectQLError } from '../errors';
-import { clientAddressKey } from './client-address';
+import { addressKey } from '../protocol/address-key';
 import { refuseSocket } from './raw-response';
 
 export interface ConnectionLimits {
@@ -78,7 +78,7 @@ export class ConnectionGuard {
 
   private admit(socket: Socket): void {
     const { maxConnections, maxConnectionsPerIp } = this.limits;
-    const key = clientAddressKey(socket.remoteAddress);
+    const key = addressKey(socket.remoteAddress);
     if (this.connections.size >= maxConnections) {
       const error = new ObjectQLError(
         'SERVICE_UNAVAILABLE',
@@ -88,7 +88,7 @@ export class ConnectionGuard {
           max: maxConnections,
         },
       );
-      refuseSocket(socket, error, undefined, { 'Retry-After': '1' });
+      refuseSocket(socket, error, { headers: { 'Retry-After': '1' } });
       return;
     }
     const count = this.perAddress.get(key) ?? 0;
@@ -98,7 +98,7 @@ export class ConnectionGuard {
         `Too many open connections from this address (at most ${maxConnectionsPerIp}): close some, or reuse them with keep-alive`,
         { limit: 'server.maxConnectionsPerIp', max: maxConnectionsPerIp },
       );
-      refuseSocket(socket, error, undefined, { 'Retry-After': '1' });
+      refuseSocket(socket, error, { headers: { 'Retry-After': '1' } });
       return;
     }
     this.perAddress.set(key, count + 1);

@@ -9,7 +9,7 @@
  *   connection_init, the realtime `auth` message) go through `authenticate` and then through the
  *   same `upgrade` hook, so a failed login over a socket counts as one over HTTP does.
  */
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
@@ -17,6 +17,7 @@ import type { Kernel } from '../kernel';
 import { webSockets } from '../protocol/ws-registry';
 import { upgradeAuthRequest, type AuthRequest } from './auth-request';
 import { withoutCredentials } from './security';
+import { refuseSocket } from './raw-response';
 import { websocketOriginAllowed } from './websocket-origin';
 
 /** What the `upgrade` hook judges. */
@@ -88,12 +89,7 @@ export function refuseUpgrade(req: IncomingMessage, socket: Duplex, error: Objec
   if (error.status === 401 && !extra.has('WWW-Authenticate')) extra.set('WWW-Authenticate', 'Bearer');
   const retryAfter = (error.details as { retry_after?: unknown } | undefined)?.retry_after;
   if (error.status === 429 && typeof retryAfter === 'number' && !extra.has('Retry-After')) extra.set('Retry-After', String(retryAfter));
-  const body = JSON.stringify(withoutCredentials(error.toBody(), req));
-  const lines = [...extra].map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json\r\n${lines}` +
-      `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  refuseSocket(socket, error, { headers: Object.fromEntries(extra), body: withoutCredentials(error.toBody(), req) });
 }
 
 function admissionOf(phase: UpgradeAdmission['phase'], request: AuthRequest, user: () => Promise<User | undefined>): UpgradeAdmission {
