@@ -8,6 +8,10 @@ export interface DriverCapabilities {
   transactions: boolean;
   aggregation: boolean;
   fullTextSearch: boolean;
+  /** Pages per group (Query.perGroup) in the store, e.g. with a window function. */
+  perGroupPaging?: boolean;
+  /** Sorts through a to-one relation (SortKey.through) in the store. */
+  sortThrough?: boolean;
 }
 
 /**

@@ -30,6 +30,7 @@ export type { Logger } from './logger';
 
 // Metadata.
 export * from './metadata/types';
+export { relationsOf, defaultRelatedName, type Relation } from './metadata/relations';
 export { MetadataError, type MetadataChange, type MetadataRegistry } from './metadata/registry';
 
 // The data engine, its repositories and the events of committed changes.

@@ -9,6 +9,8 @@ interface Acc {
   /** The exact sum of a decimal field's values (kernel/query/decimal.ts). */
   exact: DecimalSum | undefined;
   best: unknown;
+  /** countdistinct: the values seen, by their JSON text (dates and numbers alike compare as stored). */
+  seen?: Set<string>;
 }
 
 function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
@@ -19,7 +21,8 @@ function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
   const v = row[spec.field];
   if (v === null || v === undefined) return;
   acc.count += 1;
-  if (spec.func === 'sum' || spec.func === 'avg') {
+  if (spec.func === 'countdistinct') (acc.seen ??= new Set()).add(JSON.stringify(v));
+  else if (spec.func === 'sum' || spec.func === 'avg') {
     if (acc.exact) acc.exact.add(v);
     else acc.sum += Number(v);
   } else if (
@@ -32,6 +35,7 @@ function add(spec: AggregateSpec, acc: Acc, row: DbRecord): void {
 
 function result(spec: AggregateSpec, acc: Acc): unknown {
   if (spec.func === 'count') return acc.count;
+  if (spec.func === 'countdistinct') return acc.seen?.size ?? 0;
   if (acc.count === 0) return null;
   if (acc.exact && (spec.func === 'sum' || spec.func === 'avg')) {
     const sum = acc.exact.value ?? '0';

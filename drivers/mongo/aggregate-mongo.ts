@@ -65,11 +65,14 @@ function accumulator(spec: AggregateSpec, decimals: ReadonlySet<string>): Docume
       return { $min: value };
     case 'max':
       return { $max: value };
+    case 'countdistinct':
+      return { $addToSet: value };
   }
 }
 
 /** The row's value of one aggregate, from the `$group` output. */
 function output(spec: AggregateSpec, i: number, decimals: ReadonlySet<string>): unknown {
+  if (spec.func === 'countdistinct') return { $size: { $setDifference: [{ $ifNull: [`$a${i}`, []] }, [null]] } };
   if (spec.func === 'avg' && isExact(spec, decimals)) return { $cond: [{ $eq: [`$n${i}`, 0] }, null, { $divide: [`$a${i}`, `$n${i}`] }] };
   if (spec.func === 'sum' && spec.field !== undefined) return { $cond: [{ $eq: [`$n${i}`, 0] }, null, `$a${i}`] };
   return `$a${i}`;

@@ -24,6 +24,8 @@ function aggregateExpr(spec: AggregateSpec, info: TableInfo): Frag {
   switch (spec.func) {
     case 'count':
       return sql`COUNT(${col})`;
+    case 'countdistinct':
+      return sql`COUNT(DISTINCT ${col})`;
     case 'sum':
       return sql`SUM(${col})`;
     case 'avg':
@@ -48,7 +50,7 @@ function selectExpr(spec: AggregateSpec, info: TableInfo, dialect: SqlDialect): 
 }
 
 function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown, count: unknown): unknown {
-  if (spec.func === 'count') return raw === null || raw === undefined ? 0 : Number(raw);
+  if (spec.func === 'count' || spec.func === 'countdistinct') return raw === null || raw === undefined ? 0 : Number(raw);
   if (raw === null || raw === undefined) return null;
   if (spec.func === 'avg' && isExact(spec, info)) return decimalAverage(typeof raw === 'number' ? raw : scalarText(raw), Number(count));
   if (spec.func === 'sum' || spec.func === 'avg' || spec.field === undefined) return Number(raw);

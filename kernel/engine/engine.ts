@@ -7,6 +7,7 @@ import type { Datasource } from '../drivers';
 import { ObjectQLError } from '../errors';
 import type { KernelHooks } from '../hooks';
 import type { MetadataRegistry } from '../metadata/registry';
+import { relationsOf, type Relation } from '../metadata/relations';
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 import { ObjectPermissions } from './permissions';
 import { ObjectRepository } from './repository';
@@ -21,6 +22,8 @@ export interface CompiledObject {
   datasource: Datasource;
   permissions: ObjectPermissions;
   relations: FieldDefinition[];
+  /** Every relation of the object by name, both directions (kernel/metadata/relations.ts). */
+  links: ReadonlyMap<string, Relation>;
   /** Objects holding a master_detail field pointing here: their records go when a master goes. */
   details: Array<{ object: string; field: string }>;
   uniqueFields: FieldDefinition[];
@@ -44,6 +47,7 @@ export class Engine implements DataEngine {
   constructor(readonly deps: EngineDeps) {
     const adminRoles = new Set(deps.config.security.adminRoles);
     const objects = deps.registry.objects();
+    const links = relationsOf(objects);
     for (const def of objects) {
       const fields = Object.values(def.fields);
       this.compiled.set(def.name, {
@@ -52,6 +56,7 @@ export class Engine implements DataEngine {
         datasource: deps.datasources.get(def.datasource),
         permissions: new ObjectPermissions(def, adminRoles),
         relations: fields.filter((f) => f.type === 'lookup' || f.type === 'master_detail'),
+        links: new Map(links.get(def.name)!.map((r) => [r.name, r])),
         details: objects.flatMap((o) =>
           Object.values(o.fields)
             .filter((f) => f.type === 'master_detail' && f.reference_to === def.name)
@@ -69,6 +74,10 @@ export class Engine implements DataEngine {
 
   has(object: string): boolean {
     return this.compiled.has(object);
+  }
+
+  relations(object: string): Relation[] {
+    return [...this.object(object).links.values()];
   }
 
   object(name: string): CompiledObject {

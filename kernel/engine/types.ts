@@ -1,3 +1,4 @@
+import type { Relation } from '../metadata/relations';
 import type { ResolvedConfig } from '../config/schema';
 import type { User, RequestContext } from '../context';
 import type { AggregateSpec, Filter, SortKey } from '../query/ast';
@@ -136,6 +137,12 @@ export interface DataEngine {
   readonly limits: Limits;
   /** Whether an object of this name is defined. */
   has(object: string): boolean;
+  /**
+   * The relations of an object, both directions, by the one naming rule of every protocol
+   * (kernel/metadata/relations.ts); an unknown object is NOT_FOUND. What the caller may follow is
+   * checked when a query uses one.
+   */
+  relations(object: string): Relation[];
   /**
    * One object as seen by one caller; an unknown object is NOT_FOUND. Inside the function of an
    * `engine.transaction()`, the repository joins that transaction.

@@ -84,6 +84,12 @@ export function normaliseField(name: string, input: FieldInput, base: PathSegmen
       if (input[key] !== undefined) report([...base, key], `applies only to image fields, not to type 'file'`);
     }
   }
+  if (input.related_name !== undefined) {
+    if (!RELATION_TYPES.has(input.type) || input.multiple)
+      report([...base, 'related_name'], 'related_name applies only to lookup and master_detail fields that are not multiple');
+    else if (!NAME_PATTERN.test(input.related_name))
+      report([...base, 'related_name'], 'must be a name: letters, digits and _ (not starting with a digit)');
+  }
   if (input.min_size !== undefined && input.max_size !== undefined && input.min_size > input.max_size) {
     report([...base, 'min_size'], `min_size (${input.min_size}) is greater than max_size (${input.max_size})`);
   }

@@ -58,6 +58,7 @@ export const fieldSchema = z.preprocess(
     options: z.array(optionSchema).optional(),
     defaultValue: z.unknown().optional(),
     reference_to: str.min(1).optional(),
+    related_name: str.min(1).optional(),
     min: num.optional(),
     max: num.optional(),
     min_length: count.optional(),

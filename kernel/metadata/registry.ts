@@ -16,6 +16,7 @@ import { customTypeProblem, MetadataTypes } from './metadata-types';
 import { parsePermissions } from './permission-schema';
 import { ProblemList } from './problems';
 import { readYaml } from './read-yaml';
+import { checkRelatedNames } from './relations';
 import { nameRules, parseRules, validationFileSchema } from './rule-schema';
 import { describeValue, parseWith } from './zod-issues';
 import { isPlainObject } from '../util/objects';
@@ -163,6 +164,10 @@ export class MetadataRegistry {
         }
       }
     }
+    checkRelatedNames(
+      [...drafts.values()].map((d) => d.def),
+      problems,
+    );
 
     // 5. Hook and action code files.
     const importer = createCodeImporter();

@@ -72,6 +72,11 @@ export interface FieldDefinition {
   options?: SelectOption[];
   defaultValue?: unknown;
   reference_to?: string;
+  /**
+   * lookup/master_detail (not multiple): the name of the one-to-many relation this field adds to
+   * the object it points at (kernel/metadata/relations.ts); `<object>_by_<field>` when absent.
+   */
+  related_name?: string;
   min?: number;
   max?: number;
   min_length?: number;
