@@ -17,6 +17,7 @@ import { checkAggregate } from './aggregate-check';
 import { runDataHooks } from './hook-runner';
 import { assertAllowed, type Access, type Operation as PermissionOperation } from './permissions';
 import { checkFields, checkFilter, checkSort, type CheckEnv } from './query-check';
+import { sortThrough } from './sort-through';
 import type { Specials } from './special-values';
 import type {
   ActionRequest,
@@ -224,7 +225,8 @@ export class ObjectRepository implements Repository {
     return {
       fields: checkFields(options.fields, env),
       filter: userFilter && checkFilter(userFilter, env),
-      sort: checkSort(options.sort, env, agg?.aliases),
+      // Aggregate rows sort by their aliases and group fields only; a find may sort through a relation.
+      sort: checkSort(options.sort, env, agg?.aliases, agg ? undefined : (path, dir) => sortThrough(this, path, dir)),
       top: top ?? Number.MAX_SAFE_INTEGER,
       skip,
       expand: options.expand ? checkExpand(this, options.expand, internal.depth + 1) : undefined,
