@@ -60,10 +60,7 @@ export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, q
       query.filter,
     );
     const skip = Math.max(0, group.skip ?? 0);
-    qb = db
-      .select(projection(info, query.fields))
-      .from(inner.as(info.table))
-      .where(ROW_NUMBER, '>', skip);
+    qb = db.select(projection(info, query.fields)).from(inner.as(info.table)).where(ROW_NUMBER, '>', skip);
     if (group.top !== undefined) qb = qb.where(ROW_NUMBER, '<=', skip + group.top);
   } else {
     qb = applyWhere(db(info.table).select(projection(info, query.fields)), info, dialect, query.filter);

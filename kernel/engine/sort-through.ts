@@ -41,11 +41,10 @@ export function sortThrough(repo: ObjectRepository, path: string, dir: SortDirec
     );
   }
   if (related.compiled.def.datasource !== repo.compiled.def.datasource) {
-    throw new ObjectQLError(
-      'INVALID_REQUEST',
-      `sorting through '${name}' needs '${repo.name}' and '${related.name}' on one datasource`,
-      { field: name, object: repo.name },
-    );
+    throw new ObjectQLError('INVALID_REQUEST', `sorting through '${name}' needs '${repo.name}' and '${related.name}' on one datasource`, {
+      field: name,
+      object: repo.name,
+    });
   }
   if (!repo.compiled.datasource.capabilities.sortThrough) {
     throw new ObjectQLError(
