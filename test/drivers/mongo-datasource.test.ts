@@ -179,7 +179,7 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
     it('refuses paging per group, which it leaves to the engine', async () => {
       const { ds, calls } = datasource({ find: [] });
       expect(ds.capabilities.perGroupPaging).to.equal(undefined);
-      const error = await rejection(ds.find(ITEM, { perGroup: { field: 'owner', top: 2 } }));
+      const error = (await rejection(ds.find(ITEM, { perGroup: { field: 'owner', top: 2 } }))) as ObjectQLError;
       expect(error.code).to.equal('INVALID_REQUEST');
       expect(calls).to.deep.equal([]);
     });
