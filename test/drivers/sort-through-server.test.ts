@@ -109,6 +109,34 @@ for (const label of ['memory', ...DIALECTS] as const) {
       }
     });
 
+    it('pages the tasks of every project in one driver query (paging per group)', async () => {
+      const ds = s.kernel.resolve('datasources').get('default');
+      const find = ds.find.bind(ds);
+      const queries: unknown[] = [];
+      ds.find = (object: string, query: any, tx?: any) => {
+        if (object === 'task') queries.push(query.perGroup);
+        return find(object, query, tx);
+      };
+      try {
+        const res = await s.rpc({
+          op: 'find',
+          object: 'project',
+          args: { fields: ['name'], sort: 'name', expand: { tasks: { fields: ['title'], sort: '-estimate_hours', top: 2, skip: 1 } } },
+          user: USERS.carol,
+        });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const titlesOf = (p: any) => (p.tasks as Array<{ title: string }>).map((t) => t.title);
+        expect(res.body.items.map(titlesOf)).to.deep.equal([
+          ['Design the new landing page', 'Plan the launch'],
+          ['Kick-off meeting with Globex'],
+          [],
+        ]);
+        expect(queries).to.deep.equal([{ field: 'project', top: 2, skip: 1 }]);
+      } finally {
+        ds.find = find;
+      }
+    });
+
     it('keeps aggregate sorts to aliases and group fields', async () => {
       const error = await refusal(s, { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }], sort: 'project.name' });
       expect(error).to.include({ status: 400, code: 'INVALID_REQUEST' });
