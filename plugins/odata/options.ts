@@ -27,11 +27,7 @@ const schema = z.strictObject(
     /** Most groups an $apply may yield when a step after the grouping runs in memory (filter on aggregates, topcount, ...). */
     maxApplyGroups: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').default(10_000),
     /** Most characters of one $apply or $compute expression. */
-    maxExpressionLength: z
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(16, 'must be at least 16')
-      .default(4096),
+    maxExpressionLength: z.number({ error: 'must be a number' }).int('must be a whole number').min(16, 'must be at least 16').default(4096),
   },
   {
     error:

@@ -43,12 +43,7 @@ export function pagePlan(clientTop: number | undefined, prefer: string | undefin
  * `query` is the request's (without $format changes), `skip`/`top` the client's, `got` this page's
  * length and `total` how many match in all.
  */
-export function nextPageQuery(
-  query: string,
-  client: { skip?: number; top?: number },
-  got: number,
-  total: number,
-): string | undefined {
+export function nextPageQuery(query: string, client: { skip?: number; top?: number }, got: number, total: number): string | undefined {
   const skip = client.skip ?? 0;
   const end = client.top === undefined ? total : Math.min(total, skip + client.top);
   if (got === 0 || skip + got >= end) return undefined;

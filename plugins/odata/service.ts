@@ -23,7 +23,10 @@ import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } fro
 import { MetadataCache } from './metadata-cache';
 import { ODataModel, type ModelSource } from './model';
 import type { ODataSettings } from './options';
-import { parseODataQuery, type ODataQuerySettings } from './query';
+import { DEFAULT_FILTER_LIMITS, parseODataQuery, type ODataQuerySettings } from './query';
+import { parseApply, type ParsedApply } from './query/apply';
+import { optionError } from './query/errors';
+import { appliedList } from './apply-list';
 import { csrfHeaders } from './csrf';
 import { nextPageQuery, pagePlan, type PageLimits } from './paging';
 import { replacement } from './replace';
@@ -197,9 +200,12 @@ export class ODataService {
 
   /** A collection: the entity set, or (with `only`) the related entities of a collection-valued navigation property. */
   private async list(def: ObjectDefinition, call: Call, only?: Filter): Promise<ODataResponse> {
-    const parsed = parseODataQuery(call.query, this.model.target(def, call.ctx.user), this.querySettings);
+    const target = this.model.target(def, call.ctx.user);
+    const apply = this.apply(call, target.object, only);
+    if (apply?.aggregated) return this.appliedList(def, call, apply);
+    const parsed = parseODataQuery(call.query, target, this.querySettings);
     const { options, plan, strip } = this.findOptions(def, parsed.find, call);
-    if (only) options.filter = andFilters(options.filter, only);
+    options.filter = andFilters(options.filter, only, ...(apply?.steps ?? []).map((s) => (s.kind === 'filter' ? s.filter : undefined)));
     const page = pagePlan(parsed.find.top, call.headers.prefer, this.pageLimits);
     options.top = page.top;
     const repo = call.engine.repo(def.name, call.ctx);
@@ -221,6 +227,32 @@ export class ODataService {
     const { defaultTop, maxTop } = this.kernel.config.limits;
     const cap = this.settings.maxPageSize ?? maxTop;
     return { defaultTop: Math.min(defaultTop, cap), cap };
+  }
+
+  /** $apply, parsed (apply-list.ts answers a grouping one; filter() alone narrows the entity set). */
+  private apply(call: Call, object: ObjectDefinition, only: Filter | undefined): ParsedApply | undefined {
+    const texts = call.query.getAll('$apply');
+    if (texts.length === 0) return undefined;
+    if (texts.length > 1) throw optionError('$apply', 'is given more than once; give it once');
+    if (only) throw optionError('$apply', 'is supported on entity sets, not on navigation properties');
+    return parseApply(texts[0], object, { ...DEFAULT_FILTER_LIMITS, maxLength: this.settings.maxExpressionLength });
+  }
+
+  private appliedList(def: ObjectDefinition, call: Call, apply: ParsedApply): Promise<ODataResponse> {
+    return appliedList({
+      def,
+      apply,
+      query: call.query,
+      rawQuery: call.rawQuery,
+      repo: call.engine.repo(def.name, call.ctx),
+      prefer: call.headers.prefer,
+      level: call.level,
+      basePath: this.basePath,
+      page: this.pageLimits,
+      maxTop: this.kernel.config.limits.maxTop,
+      filterLimits: DEFAULT_FILTER_LIMITS,
+      cacheControl: NO_CACHE,
+    });
   }
 
   private async count(def: ObjectDefinition, call: Call): Promise<ODataResponse> {

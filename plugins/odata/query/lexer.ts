@@ -45,6 +45,7 @@ export class Lexer {
     readonly src: Source,
     start: number,
     private readonly end: number,
+    private readonly options: LexerOptions = {},
   ) {
     this.text = src.text.slice(0, end);
     this.i = start;
@@ -60,10 +61,26 @@ export class Lexer {
         ? stringAt(this.src, text, this.i)
         : PUNCTUATION.has(ch)
           ? { kind: ch as TokenKind, text: ch, pos: this.i }
-          : literalOrName(this.src, text, this.i);
+          : ch === '$' && this.options.dollarNames
+            ? dollarName(this.src, text, this.i)
+            : literalOrName(this.src, text, this.i);
     this.i = token.pos + token.text.length;
     return token;
   }
+}
+
+/** What a grammar lets through beyond $filter's tokens. */
+export interface LexerOptions {
+  /** `$count` and other `$`-names as name tokens ($apply's `aggregate($count as n)`). */
+  dollarNames?: boolean;
+}
+
+const DOLLAR_NAME = /\$[A-Za-z_][A-Za-z0-9_]*/y;
+
+function dollarName(src: Source, text: string, i: number): Token {
+  const m = match(DOLLAR_NAME, text, i);
+  if (!m) throw syntaxError(src, i, "unexpected character '$'");
+  return { kind: 'name', text: m[0], pos: i };
 }
 
 function stringAt(src: Source, text: string, start: number): Token {
@@ -142,9 +159,9 @@ export class Tokens {
   private readonly lexer: Lexer;
   readonly src: Source;
 
-  constructor(src: Source, start = 0, end = src.text.length) {
+  constructor(src: Source, start = 0, end = src.text.length, options: LexerOptions = {}) {
     this.src = src;
-    this.lexer = new Lexer(src, start, end);
+    this.lexer = new Lexer(src, start, end, options);
   }
 
   peek(ahead = 0): Token {

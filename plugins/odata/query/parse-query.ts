@@ -24,9 +24,9 @@ import { nonNegativeInteger } from './values';
 /** The options this parser reads. */
 export const QUERY_OPTIONS = ['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$expand', '$search'] as const;
 /** Options the service reads itself; the parser lets them through. */
-export const SERVICE_OPTIONS = ['$format'] as const;
+export const SERVICE_OPTIONS = ['$format', '$apply', '$compute'] as const;
 /** OData options this service does not implement. */
-const UNSUPPORTED = ['$apply', '$compute', '$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id'];
+const UNSUPPORTED = ['$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id'];
 
 export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxDepth: 16, maxConditions: 200 };
 
