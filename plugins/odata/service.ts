@@ -27,6 +27,7 @@ import { DEFAULT_FILTER_LIMITS, parseODataQuery, type ODataQuerySettings } from 
 import { parseApply, type ParsedApply } from './query/apply';
 import { optionError } from './query/errors';
 import { appliedList } from './apply-list';
+import { computedMisuse, fetchComputedReads, readCompute, withComputed } from './computed';
 import { csrfHeaders } from './csrf';
 import { nextPageQuery, pagePlan, type PageLimits } from './paging';
 import { replacement } from './replace';
@@ -203,17 +204,27 @@ export class ODataService {
     const target = this.model.target(def, call.ctx.user);
     const apply = this.apply(call, target.object, only);
     if (apply?.aggregated) return this.appliedList(def, call, apply);
-    const parsed = parseODataQuery(call.query, target, this.querySettings);
+    const compute = readCompute(call.query, target.object, {
+      maxLength: this.settings.maxExpressionLength,
+      maxNodes: DEFAULT_FILTER_LIMITS.maxConditions,
+    });
+    let parsed;
+    try {
+      parsed = parseODataQuery(compute?.query ?? call.query, target, this.querySettings);
+    } catch (err) {
+      throw compute ? computedMisuse(err, compute) : err;
+    }
     const { options, plan, strip } = this.findOptions(def, parsed.find, call);
+    if (compute) fetchComputedReads(options, strip, compute);
     options.filter = andFilters(options.filter, only, ...(apply?.steps ?? []).map((s) => (s.kind === 'filter' ? s.filter : undefined)));
     const page = pagePlan(parsed.find.top, call.headers.prefer, this.pageLimits);
     options.top = page.top;
     const repo = call.engine.repo(def.name, call.ctx);
     const result = await repo.find(options);
     const keys = await this.lostKeys(repo, result.items, plan);
-    const value = result.items.map((r) => this.entity(r, def, plan, call, strip, keys));
+    const value = result.items.map((r) => this.entity(compute ? withComputed(r, compute) : r, def, plan, call, strip, keys));
     const body: Record<string, unknown> = {};
-    if (call.level === 'minimal') body['@odata.context'] = this.contextUrl(def, parsed.select);
+    if (call.level === 'minimal') body['@odata.context'] = this.contextUrl(def, compute?.select ?? parsed.select);
     if (parsed.count) body['@odata.count'] = result.meta.total;
     body.value = value;
     // The page cut what was asked: the client is told where the rest is.
