@@ -24,14 +24,12 @@ const schema = z.strictObject(
     enableETags: flag.default(true),
     /** Most entities (or $apply groups) in one response; more are behind @odata.nextLink. Default: the kernel's limits.maxTop. */
     maxPageSize: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').optional(),
-    /** Most groups an $apply may yield when a step after the grouping runs in memory (filter on aggregates, topcount, ...). */
-    maxApplyGroups: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').default(10_000),
     /** Most characters of one $apply or $compute expression. */
     maxExpressionLength: z.number({ error: 'must be a number' }).int('must be a whole number').min(16, 'must be at least 16').default(4096),
   },
   {
     error:
-      'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?, maxPageSize?, maxApplyGroups?, maxExpressionLength?}',
+      'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?, maxPageSize?, maxExpressionLength?}',
   },
 );
 

@@ -171,7 +171,6 @@ describe('OData options', () => {
       enableBatch: true,
       enableSearch: true,
       enableETags: true,
-      maxApplyGroups: 10_000,
       maxExpressionLength: 4096,
     });
     expect(parseOptions(undefined)).to.have.property('basePath', '/odata');
