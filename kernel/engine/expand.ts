@@ -65,6 +65,7 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
     if (relation?.kind === 'reverse') {
       const target = repo.engine.scopedRepo(relation.target, repo.request, repo.unit);
       // The lookup field carrying the relation is the target's: hidden there, the relation is unknown.
+      assertAllowed(target.access, 'read', target.name);
       if (!target.access.readable.has(relation.field)) fieldOf(repo.env(), name, 'expand');
       const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
       if (typeof options !== 'object' || Array.isArray(options))
