@@ -33,8 +33,7 @@ export function withTypedArgs(object: string, options: FindOptions, args: TypedA
   if (sort !== undefined && args.sort !== undefined && args.sort !== null)
     throw new ObjectQLError('INVALID_REQUEST', "Give 'sort' or 'orderBy', not both", { parameter: 'orderBy' });
   const out: FindOptions = { ...options };
-  // RelationConditions inside are the engine's to resolve (kernel: RequestFilter in FindOptions.filter).
-  if (where !== undefined) out.filter = andFilters<RequestFilter>(options.filter, where) as FindOptions['filter'];
+  if (where !== undefined) out.filter = andFilters<RequestFilter>(options.filter, where);
   if (sort !== undefined) out.sort = sort;
   return out;
 }

@@ -284,6 +284,44 @@ describe('GraphQL typed where and orderBy over HTTP', () => {
     expect((await gql(s, '{ projectList(where: {actual_cost: {gt: 0}}) { id } }', undefined, USERS.carol)).body.errors).to.equal(undefined);
   });
 
+  it('conditions through relations give the rows of the JSON dotted path and the kernel quantifiers', async () => {
+    const viaRecord = await ids('{ taskList(where: {project_record: {name: {startswith: "Apollo"}}}, sort: "id") { id } }');
+    expect(viaRecord).to.deep.equal(
+      await ids('{ taskList(filters: "[[\\"project.name\\", \\"startswith\\", \\"Apollo\\"]]", sort: "id") { id } }'),
+    );
+    expect(viaRecord).to.deep.equal(['tsk-apollo-api', 'tsk-apollo-design', 'tsk-apollo-launch']);
+    const tasks = (q: string) => ids(`{ projectList(where: {tasks: ${q}}, sort: "id") { id } }`);
+    expect(await tasks('{some: {status: {eq: "done"}}}')).to.deep.equal(['prj-apollo', 'prj-mercury']);
+    expect(await tasks('{every: {status: {eq: "done"}}}')).to.deep.equal(['prj-mercury']);
+    expect(await tasks('{none: {status: {eq: "done"}}}')).to.deep.equal(['prj-gemini']);
+    expect(await tasks('{some: {estimate_hours: {gt: 10}}, none: {status: {eq: "todo"}}}')).to.deep.equal([]);
+    // Two levels: accounts with a project that has a task still to do.
+    expect(
+      await ids('{ accountList(where: {projects: {some: {tasks: {some: {status: {eq: "todo"}}}}}}, sort: "id") { id } }'),
+    ).to.deep.equal(['acc-acme', 'acc-globex']);
+  });
+
+  it('orderBy through a to-one relation sorts as the JSON sort key relation.field', async () => {
+    const typed = await ids('{ taskList(orderBy: [{project_record: {name: desc}}, {id: asc}]) { id } }');
+    expect(typed).to.deep.equal(await ids('{ taskList(sort: "[[\\"project.name\\", \\"desc\\"], [\\"id\\", \\"asc\\"]]") { id } }'));
+    expect(typed[0]).to.equal('tsk-mercury-handover');
+    const deeper = await gql(s, '{ taskList(orderBy: [{project_record: {account_record: {name: asc}}}]) { id } }', undefined, USERS.admin);
+    expect(deeper.body.errors[0].message).to.contain("sort: 'project.account.name' must name one field through one relation");
+  });
+
+  it('reads the related records as the caller sees them', async () => {
+    // alice sees her own projects only: bob's project matches nothing, and its tasks are not hers to see anyway.
+    expect(await ids('{ taskList(where: {project_record: {owner: {eq: "bob"}}}) { id } }', undefined, USERS.alice)).to.deep.equal([]);
+    expect(await ids('{ taskList(where: {project_record: {owner: {eq: "bob"}}}) { id } }', undefined, USERS.carol)).to.have.length(2);
+    const hidden = await gql(s, '{ taskList(where: {project_record: {actual_cost: {gt: 0}}}) { id } }', undefined, USERS.alice);
+    expect(hidden.body.errors[0].extensions).to.deep.equal({
+      code: 'INVALID_REQUEST',
+      details: { field: 'actual_cost', object: 'project' },
+    });
+    const sortHidden = await gql(s, '{ taskList(orderBy: [{project_record: {actual_cost: asc}}]) { id } }', undefined, USERS.alice);
+    expect(sortHidden.body.errors[0].extensions.code).to.equal('INVALID_REQUEST');
+  });
+
   it('a value of the wrong type or an unknown field is a GraphQL validation error', async () => {
     const wrong = await gql(s, '{ projectList(where: {budget: {gt: "many"}}) { id } }', undefined, USERS.admin);
     expect(wrong.status).to.equal(400);
