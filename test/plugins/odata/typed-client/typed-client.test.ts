@@ -28,6 +28,10 @@ interface Usage {
   projectOfTask(s: Service, taskId: string): Promise<Row>;
   taskById(s: Service, taskId: string): Promise<Row>;
   costlyProjects(s: Service, over: number): Promise<Row[]>;
+  taskStatuses(s: Service): Promise<Row[]>;
+  openHoursPerProject(s: Service): Promise<{ count?: number; value: Row[] }>;
+  taskTotals(s: Service): Promise<Row[]>;
+  busiestAssignee(s: Service): Promise<Row[]>;
 }
 
 const pick = (row: Row, fields: string[]) => Object.fromEntries(fields.map((f) => [f, row[f]]));
@@ -191,6 +195,57 @@ describe('OData through a client generated from $metadata (odata2ts, SQLite)', f
           const odataTask = plain(await program.taskById(as(user), task.id));
           expect(odataTask.id).to.equal(task.id);
           expect(odataTask.project).to.equal(task.project);
+        });
+
+        it('$apply=groupby((status)) from the query builder equals a JSON-RPC groupBy', async () => {
+          const odata = await program.taskStatuses(as(user));
+          const rpc = await find(user, 'task', { groupBy: ['status'], aggregate: [{ func: 'count', alias: 'n' }], sort: 'status' });
+          expect(rpc.items).to.have.length.above(0);
+          expect(plain(odata)).to.deep.equal(rpc.items.map((r) => ({ status: r.status })));
+        });
+
+        it('$apply filter/groupby/aggregate (sum, $count) with $orderby on an alias and $count of the groups', async () => {
+          const odata = await program.openHoursPerProject(as(user));
+          const rpc = await find(user, 'task', {
+            filters: [['done', '=', false]],
+            groupBy: ['project'],
+            aggregate: [
+              { func: 'sum', field: 'estimate_hours', alias: 'hours' },
+              { func: 'count', alias: 'n' },
+            ],
+            sort: [
+              ['hours', 'desc'],
+              ['project', 'asc'],
+            ],
+          });
+          expect(rpc.items).to.have.length.above(0);
+          expect(plain(odata.value)).to.deep.equal(rpc.items.map((r) => pick(r, ['project', 'hours', 'n'])));
+          expect(odata.count).to.equal(rpc.items.length);
+        });
+
+        it('$apply aggregate over the whole set (average, max, countdistinct)', async () => {
+          const odata = await program.taskTotals(as(user));
+          const rpc = await find(user, 'task', {
+            aggregate: [
+              { func: 'avg', field: 'estimate_hours', alias: 'mean' },
+              { func: 'max', field: 'estimate_hours', alias: 'longest' },
+              { func: 'countdistinct', field: 'project', alias: 'projects' },
+              { func: 'countdistinct', field: 'assignee', alias: 'people' },
+            ],
+          });
+          expect(rpc.items).to.have.length(1);
+          expect(plain(odata)).to.deep.equal([pick(rpc.items[0], ['mean', 'longest', 'projects', 'people'])]);
+        });
+
+        it('$apply groupby then topcount', async () => {
+          const odata = await program.busiestAssignee(as(user));
+          const rpc = await find(user, 'task', {
+            groupBy: ['assignee'],
+            aggregate: [{ func: 'sum', field: 'estimate_hours', alias: 'hours' }],
+            sort: [['hours', 'desc']],
+            top: 1,
+          });
+          expect(plain(odata)).to.deep.equal(rpc.items.map((r) => pick(r, ['assignee', 'hours'])));
         });
       });
     }
