@@ -44,11 +44,10 @@ describe('OpenAPI document', () => {
     expect(doc.servers).to.deep.equal([{ url: '/' }]);
   });
 
-  it('has <Name> and <Name>Input for every sample object', () => {
+  it('has <Name>, <Name>Partial, <Name>Create and <Name>Update for every sample object', () => {
     for (const object of SAMPLE_OBJECTS) {
       const name = object[0].toUpperCase() + object.slice(1);
-      expect(doc.components.schemas, object).to.have.property(name);
-      expect(doc.components.schemas, object).to.have.property(`${name}Input`);
+      for (const suffix of ['', 'Partial', 'Create', 'Update']) expect(doc.components.schemas, object).to.have.property(`${name}${suffix}`);
     }
   });
 
@@ -72,11 +71,12 @@ describe('OpenAPI document', () => {
     expect(p.properties.id).to.include({ type: 'string', readOnly: true });
   });
 
-  it('<Name>Input holds only writable fields and accepts no others', () => {
-    const input = doc.components.schemas.ProjectInput;
-    expect(input.additionalProperties).to.equal(false);
-    expect(input.properties).to.include.keys('name', 'status', 'budget');
-    expect(input.properties).to.not.have.any.keys('id', 'code', 'created_at', 'updated_by');
+  it('<Name>Create and <Name>Update hold only writable fields and accept no others', () => {
+    for (const input of [doc.components.schemas.ProjectCreate, doc.components.schemas.ProjectUpdate]) {
+      expect(input.additionalProperties).to.equal(false);
+      expect(input.properties).to.include.keys('name', 'status', 'budget');
+      expect(input.properties).to.not.have.any.keys('id', 'code', 'created_at', 'updated_by');
+    }
   });
 
   it('has the Error schema with every code, and PageMeta', () => {
