@@ -71,7 +71,7 @@ describe('Live answers match the OpenAPI document (openapi-backend)', () => {
     if (body !== undefined) {
       const request = api.validateRequest({ method, path: pathname, query: query ?? '', headers, body }, operationId);
       if (bodyValid) expect(request.errors ?? [], `request of ${operationId}: ${JSON.stringify(request.errors)}`).to.deep.equal([]);
-      else expect(request.errors ?? [], `the document refuses the body of ${operationId} too`).to.not.be.empty;
+      else expect((request.errors ?? []).length, `the document refuses the body of ${operationId} too`).to.be.greaterThan(0);
     }
     const res = await s.request(method, path, body, identityHeader(user));
     if (status !== undefined) expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.equal(status);
@@ -128,11 +128,11 @@ describe('Live answers match the OpenAPI document (openapi-backend)', () => {
 
   it('the validator is not blind: a lookup holding a number, a row of neither a record nor a group, an aggregate row on get', () => {
     const meta = { total: 1, page: 1, size: 1, pages: 1, has_next: false };
-    expect(api.validateResponse({ id: 'x', account: 5 }, 'record_project', 200).errors).to.not.be.empty;
-    expect(api.validateResponse({ id: 'x', start_date: 'soon' }, 'record_project', 200).errors).to.not.be.empty;
-    expect(api.validateResponse({ items: [{ status: 'active', nested: { a: 1 } }], meta }, 'rest_list_project', 200).errors).to.not.be
-      .empty;
-    expect(api.validateResponse({ status: 'active', count: 1, '@type': 'project' }, 'rest_get_project', 200).errors).to.not.be.empty;
+    const refused = (body: unknown, operation: string) => (api.validateResponse(body, operation, 200).errors ?? []).length;
+    expect(refused({ id: 'x', account: 5 }, 'record_project')).to.be.greaterThan(0);
+    expect(refused({ id: 'x', start_date: 'soon' }, 'record_project')).to.be.greaterThan(0);
+    expect(refused({ items: [{ status: 'active', nested: { a: 1 } }], meta }, 'rest_list_project')).to.be.greaterThan(0);
+    expect(refused({ status: 'active', count: 1, '@type': 'project' }, 'rest_get_project')).to.be.greaterThan(0);
     expect(api.validateResponse({ items: [{ status: 'active', count: 1 }], meta }, 'rest_list_project', 200).errors ?? []).to.deep.equal(
       [],
     );
