@@ -267,7 +267,8 @@ export function metadataPaths(prefix: string, adminSecurity?: OpenAPIV3.Security
       responses: {
         // The spec's answer where the storage is writable; this server's YAML folders never are.
         200: {
-          description: 'Written: only from a metadata storage that supports writing. This server loads read-only YAML folders, so it never answers this.',
+          description:
+            'Written: only from a metadata storage that supports writing. This server loads read-only YAML folders, so it never answers this.',
         },
         ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR'),
       },

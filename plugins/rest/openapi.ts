@@ -59,7 +59,12 @@ const FILTERS: SchemaObject = {
 function listParameters(def: ObjectDefinition, relations: readonly string[]): { list: Parameter[]; record: Parameter[] } {
   const ex = listExamples(def, relations);
   const example = (value: string | undefined) => (value === undefined ? {} : { example: value });
-  const fields = query('fields', 'Comma list of fields to return (id always comes), or a JSON array.', { type: 'string' }, example(ex.fields));
+  const fields = query(
+    'fields',
+    'Comma list of fields to return (id always comes), or a JSON array.',
+    { type: 'string' },
+    example(ex.fields),
+  );
   const expand = query(
     'expand',
     'Comma list of relations to inline: a lookup field (its id becomes the related record) or a reverse relation (an array of the records ' +
@@ -83,7 +88,12 @@ function listParameters(def: ObjectDefinition, relations: readonly string[]): { 
     ),
     query('top', 'Maximum records to return (default 100, at most the server limit).', { type: 'integer', minimum: 0 }),
     query('skip', 'Records to skip.', { type: 'integer', minimum: 0 }),
-    query('limit', "Deprecated alias of 'top'; when both are given they must be equal.", { type: 'integer', minimum: 0 }, { deprecated: true }),
+    query(
+      'limit',
+      "Deprecated alias of 'top'; when both are given they must be equal.",
+      { type: 'integer', minimum: 0 },
+      { deprecated: true },
+    ),
     fields,
     expand,
     query(
@@ -107,7 +117,15 @@ const ID: Parameter = { name: 'id', in: 'path', required: true, description: 'Re
 export function restPaths(objects: ObjectDefinition[], prefix: string): OpenAPIDocument['paths'] {
   const paths: OpenAPIDocument['paths'] = {};
   const relations = relationsOf(objects);
-  for (const def of objects) Object.assign(paths, objectPaths(def, prefix, (relations.get(def.name) ?? []).map((r) => r.name)));
+  for (const def of objects)
+    Object.assign(
+      paths,
+      objectPaths(
+        def,
+        prefix,
+        (relations.get(def.name) ?? []).map((r) => r.name),
+      ),
+    );
   return paths;
 }
 
@@ -151,7 +169,8 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
         `List ${def.label} records`,
         {
           200: {
-            description: '{items, meta}: records (limited by fields, with expanded relations), or with groupBy/aggregate one GroupRow per group',
+            description:
+              '{items, meta}: records (limited by fields, with expanded relations), or with groupBy/aggregate one GroupRow per group',
             content: json({
               type: 'object',
               required: ['items', 'meta'],
@@ -236,7 +255,12 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
         },
         {
           requestBody: body(
-            { type: 'object', required: ['filters', 'data'], additionalProperties: false, properties: { filters: FILTERS, data: schemaRef(names.update) } },
+            {
+              type: 'object',
+              required: ['filters', 'data'],
+              additionalProperties: false,
+              properties: { filters: FILTERS, data: schemaRef(names.update) },
+            },
             '{filters, data}',
           ),
         },

@@ -183,8 +183,9 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
       fields: { ...strings, nullable: true, description: 'null or omitted: every field the caller may read' },
       filters,
       sort: ref('RpcSort'),
-      top: { type: 'integer', minimum: 0, maximum: limits.maxTop, default: limits.defaultTop },
-      skip: { type: 'integer', minimum: 0, default: 0 },
+      // Defaults in words, not `default`: generators such as openapi-typescript make a property with a default required.
+      top: { type: 'integer', minimum: 0, maximum: limits.maxTop, description: `default ${limits.defaultTop}` },
+      skip: { type: 'integer', minimum: 0, description: 'default 0' },
       expand: ref('RpcExpand'),
       groupBy: strings,
       aggregate: { type: 'array', items: ref('RpcAggregate') },
@@ -238,7 +239,6 @@ function fieldArgs(op: RpcOp, object: string, limits: ResolvedConfig['limits']):
  */
 function requestSchemas(objects: readonly ObjectDefinition[], limits: ResolvedConfig['limits']): Record<string, Schema> {
   const out: Record<string, Schema> = {};
-  const mapping: Record<string, string> = {};
   const request = (op: RpcOp, object: Schema, args: Schema): SchemaObject => ({
     type: 'object',
     required: ['op', 'object', ...(ARGS_OPTIONAL.has(op) ? [] : ['args'])],
@@ -247,7 +247,6 @@ function requestSchemas(objects: readonly ObjectDefinition[], limits: ResolvedCo
   });
   for (const op of RPC_OPS) {
     const name = rpcSchemaName(op, 'Request');
-    mapping[op] = `#/components/schemas/${name}`;
     if (!fieldArgs(op, '', limits)) {
       out[name] = request(op, ref('RpcObjectName'), ref(rpcSchemaName(op, 'Args')));
       continue;
@@ -268,7 +267,12 @@ function requestSchemas(objects: readonly ObjectDefinition[], limits: ResolvedCo
       discriminator: { propertyName: 'object', mapping: byObject },
     };
   }
-  out.RpcRequest = { oneOf: RPC_OPS.map((op) => ref(rpcSchemaName(op, 'Request'))), discriminator: { propertyName: 'op', mapping } };
+  // No discriminator on op: the create and update requests are themselves a oneOf (one per object),
+  // which a discriminator mapping may not name; `op` alone still tells the alternatives apart.
+  out.RpcRequest = {
+    description: 'one of the op requests, told apart by `op` (and for create, update, createMany, updateMany by `object`)',
+    oneOf: RPC_OPS.map((op) => ref(rpcSchemaName(op, 'Request'))),
+  };
   return out;
 }
 

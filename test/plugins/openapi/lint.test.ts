@@ -23,7 +23,7 @@ async function lintServed(s: TestServer): Promise<string[]> {
 }
 
 describe('OpenAPI document under Redocly recommended-strict', () => {
-  const configs: Record<string, Record<string, unknown>> = {
+  const configs: Record<string, Record<string, boolean | Record<string, unknown>>> = {
     'every plugin that adds to the document': {
       ...protocolPlugins(),
       auth: { jwt: { secret: 'a-test-secret-of-more-than-32-characters' } },

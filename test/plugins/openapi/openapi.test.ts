@@ -94,28 +94,26 @@ describe('OpenAPI document', () => {
     expect(doc.security).to.deep.equal([{ bearerAuth: [] }, { apiKey: [] }, { sessionCookie: [] }, {}]);
   });
 
-  it('has the JSON-RPC route: a request discriminated by op, object an enum of every object, errors', () => {
+  it('has the JSON-RPC route: one request schema per op, per object for the ops carrying field values, object an enum of every object, errors', () => {
     const post = doc.paths['/api/objectql']?.post;
     expect(post, 'POST /api/objectql').to.be.an('object');
     expect(post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/RpcRequest' });
     const request = doc.components.schemas.RpcRequest;
-    expect(request.discriminator.propertyName).to.equal('op');
-    expect(Object.keys(request.discriminator.mapping)).to.have.members([
-      'find',
-      'findOne',
-      'create',
-      'update',
-      'delete',
-      'count',
-      'action',
-      'createMany',
-      'updateMany',
-      'deleteMany',
-    ]);
+    const ops = ['find', 'findOne', 'create', 'update', 'delete', 'count', 'action', 'createMany', 'updateMany', 'deleteMany'];
+    expect(request.oneOf.map((r: any) => r.$ref)).to.deep.equal(
+      ops.map((op) => `#/components/schemas/Rpc${op[0].toUpperCase()}${op.slice(1)}Request`),
+    );
+    const create = doc.components.schemas.RpcCreateRequest;
+    expect(create.discriminator.propertyName).to.equal('object');
+    expect(create.discriminator.mapping.task).to.equal('#/components/schemas/RpcCreateTaskRequest');
+    expect(doc.components.schemas.RpcCreateTaskRequest.properties.args).to.deep.equal({ $ref: '#/components/schemas/TaskCreate' });
+    expect(doc.components.schemas.RpcUpdateTaskRequest.properties.args.properties.data).to.deep.equal({
+      $ref: '#/components/schemas/TaskUpdate',
+    });
     expect(request.oneOf).to.have.length(10);
     expect(doc.components.schemas.RpcObjectName.enum).to.have.members(SAMPLE_OBJECTS);
     expect(doc.components.schemas.RpcFindRequest.properties.op.enum).to.deep.equal(['find']);
-    expect(doc.components.schemas.RpcFindArgs.properties.top).to.include({ maximum: 1000, default: 100 });
+    expect(doc.components.schemas.RpcFindArgs.properties.top).to.include({ maximum: 1000, description: 'default 100' });
     expect(doc.components.schemas.RpcActionName.enum).to.include.members(['close', 'summary']);
     expect(doc.components.schemas.RpcFindResponse.properties.meta).to.deep.equal({ $ref: '#/components/schemas/PageMeta' });
     expect(post.responses['200'].content['application/json'].schema.anyOf).to.have.length(7);

@@ -370,7 +370,7 @@ describe('Live answers match the OpenAPI document (openapi-backend)', () => {
       form.append('field', 'receipt');
       form.append('file', new Blob(['%PDF-1.4 test'], { type: 'application/pdf' }), 'receipt.pdf');
       const res = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: identityHeader(ADMIN) });
-      const body = await res.json();
+      const body = (await res.json()) as any;
       expect(res.status, JSON.stringify(body)).to.equal(200);
       expect(api.validateResponse(body, 'filesUpload', 200).errors ?? []).to.deep.equal([]);
       const expense = { ...(await createBody('expense')), receipt: body.data };
