@@ -6,6 +6,7 @@
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { expect } from 'chai';
 import { startServer, type TestServer } from '../../helpers/server';
+import { parseOpenApiOptions } from '../../../plugins/openapi/options';
 import { protocolPlugins } from './helpers';
 
 const DOC = '/api/objectql/openapi.json';
@@ -55,5 +56,10 @@ describe('OpenAPI document under Redocly recommended-strict', () => {
     } finally {
       await d.stop();
     }
+  });
+
+  it('refuses a license option without a name or with a URL that is not http(s), naming the key', () => {
+    expect(() => parseOpenApiOptions({ license: { name: '', url: 'https://example.org' } })).to.throw(/license\.name/);
+    expect(() => parseOpenApiOptions({ license: { name: 'X', url: 'ftp://example.org/x' } })).to.throw(/license\.url/);
   });
 });
