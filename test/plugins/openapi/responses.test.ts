@@ -107,7 +107,6 @@ describe('Live answers match the OpenAPI document (openapi-backend)', () => {
     }
   }
 
-
   /** The schema's create example with each placeholder id replaced by a real one. */
   async function createBody(object: string): Promise<Record<string, unknown>> {
     const example = structuredClone(doc.components.schemas[`${schemaName(object)}Create`].example);
