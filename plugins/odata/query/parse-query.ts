@@ -14,7 +14,8 @@
 import { andFilters, type Filter, type FindOptions } from '../../../kernel';
 import { optionError, type Source } from './errors';
 import { parseExpand } from './expand';
-import { parseFilterExpression, type FilterLimits } from './filter';
+import { parseFilterExpression, type FilterContext, type FilterLimits } from './filter';
+import { navigationLookup } from './navigation';
 import { parseOrderBy } from './orderby';
 import { parseSearch } from './search';
 import { parseSelect } from './select';
@@ -33,9 +34,12 @@ export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxDepth: 16, maxConditions
 export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarget, settings: ODataQuerySettings): ODataQuery {
   const options = collect(params);
   const object = target.object;
-  const limits: FilterLimits = {
+  // Navigation paths and lambdas follow at most as many navigation properties as $expand nests.
+  const limits: FilterContext = {
     maxDepth: settings.maxFilterDepth ?? DEFAULT_FILTER_LIMITS.maxDepth,
     maxConditions: settings.maxFilterConditions ?? DEFAULT_FILTER_LIMITS.maxConditions,
+    navigation: navigationLookup(target),
+    maxNavigationDepth: settings.maxExpandDepth,
   };
   const source = (option: string): Source => ({ text: options.get(option)!, where: option, target: option });
   const find: FindOptions = {};
@@ -55,7 +59,7 @@ export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarge
   }
   const both = andFilters(filter, search);
   if (both) find.filter = both;
-  if (options.has('$orderby')) find.sort = parseOrderBy(source('$orderby'), object);
+  if (options.has('$orderby')) find.sort = parseOrderBy(source('$orderby'), object, undefined, undefined, limits);
   const top = integerOption(options, '$top');
   if (top !== undefined) {
     if (top > settings.maxTop) throw optionError('$top', `may be at most ${settings.maxTop}, got ${top}`);
