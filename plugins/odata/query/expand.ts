@@ -29,9 +29,6 @@ export interface ExpandSettings {
   limits: FilterContext;
 }
 
-/** The expand options of one navigation property, with paging and counting of a one-to-many one. */
-export type ExpandItem = ExpandOptions & { skip?: number; count?: boolean };
-
 export interface ParsedExpand {
   expand: Record<string, ExpandOptions>;
   /** The navigation properties of this level, in order. */
@@ -95,7 +92,7 @@ class ExpandParser {
       const nav = this.navigationTarget(src, object, name, at);
       if (names.includes(name)) throw propertyError(src, name, `'${name}' is expanded twice; expand it once`, at);
       names.push(name);
-      let options: ExpandItem = {};
+      let options: ExpandOptions = {};
       if (this.text[i] === '(' && i < end) {
         const close = this.closing(src, i, end);
         options = this.options(nav, i + 1, close, depth, [...path, name]);
@@ -142,10 +139,10 @@ class ExpandParser {
   }
 
   /** `$name=value` pairs separated by ';' between start and end (the inside of an item's parentheses). */
-  private options(nav: ODataNavigation, start: number, end: number, depth: number, path: string[]): ExpandItem {
+  private options(nav: ODataNavigation, start: number, end: number, depth: number, path: string[]): ExpandOptions {
     const target = nav.target;
     const src = this.source(path);
-    const out: ExpandItem = {};
+    const out: ExpandOptions = {};
     const context = { navigation: this.navigation, maxNavigationDepth: this.settings.limits.maxNavigationDepth };
     const seen = new Set<string>();
     for (const [from, to] of this.segments(src, start, end)) {

@@ -28,7 +28,7 @@
  * properties, lambdas included. Arithmetic and functions other than contains, startswith,
  * endswith, length, tolower and toupper are refused with a message naming them.
  */
-import type { FieldDefinition, Filter, ObjectDefinition } from '../../../kernel';
+import type { FieldDefinition, ObjectDefinition, RelationCondition, RequestFilter } from '../../../kernel';
 import { propertyError, syntaxError, type Source } from './errors';
 import {
   COMPARISONS,
@@ -90,7 +90,7 @@ export function parseFilterExpression(
   limits: FilterContext,
   start = 0,
   end = src.text.length,
-): Filter {
+): RequestFilter {
   return new FilterParser(new Tokens(src, start, end), object, limits).parse();
 }
 
@@ -111,7 +111,7 @@ class FilterParser {
     this.maxHops = limits.maxNavigationDepth ?? DEFAULT_NAVIGATION_DEPTH;
   }
 
-  parse(): Filter {
+  parse(): RequestFilter {
     if (this.t.peek().kind === 'end') throw this.t.error(this.t.peek(), 'expected an expression, got nothing');
     const filter = this.or();
     const rest = this.t.peek();
@@ -122,19 +122,19 @@ class FilterParser {
     return filter;
   }
 
-  private or(): Filter {
+  private or(): RequestFilter {
     const parts = [this.and()];
     while (this.t.acceptName('or')) parts.push(this.and());
     return parts.length === 1 ? parts[0] : { or: parts };
   }
 
-  private and(): Filter {
+  private and(): RequestFilter {
     const parts = [this.unary()];
     while (this.t.acceptName('and')) parts.push(this.unary());
     return parts.length === 1 ? parts[0] : { and: parts };
   }
 
-  private unary(): Filter {
+  private unary(): RequestFilter {
     const token = this.t.peek();
     if (token.kind === 'name' && token.text === 'not' && this.t.peek(1).kind !== '/') {
       this.t.next();
@@ -143,20 +143,20 @@ class FilterParser {
     return this.primary();
   }
 
-  private nested(at: Token, fn: () => Filter): Filter {
+  private nested(at: Token, fn: () => RequestFilter): RequestFilter {
     if (++this.depth > this.limits.maxDepth) throw this.t.error(at, `the expression is nested deeper than ${this.limits.maxDepth} levels`);
     const result = fn();
     this.depth--;
     return result;
   }
 
-  private count<T extends Filter>(filter: T, at: Token): T {
+  private count<T extends RequestFilter>(filter: T, at: Token): T {
     if (++this.conditions > this.limits.maxConditions)
       throw this.t.error(at, `the expression has more than ${this.limits.maxConditions} conditions`);
     return filter;
   }
 
-  private primary(): Filter {
+  private primary(): RequestFilter {
     const token = this.t.peek();
     if (token.kind === '(') {
       this.t.next();
@@ -199,7 +199,7 @@ class FilterParser {
   }
 
   /** An operand with no operator after it: a boolean property, or true / false. */
-  private standalone(operand: Operand): Filter {
+  private standalone(operand: Operand): RequestFilter {
     if (operand.kind === 'literal') {
       if (operand.type === 'boolean') return operand.value ? { and: [] } : NOTHING;
       throw syntaxError(this.src, operand.pos, `${describeOperand(operand)} is not a condition; compare it with a property`);
@@ -212,11 +212,11 @@ class FilterParser {
         operand.pos,
       );
     }
-    return through<Filter>(operand.path ?? [], { field: operand.name, op: 'eq', value: true });
+    return through(operand.path ?? [], { field: operand.name, op: 'eq', value: true });
   }
 
   /** After contains(...), any(...) and the like: an optional `eq true`, `eq false`, `ne true`, `ne false`. */
-  private booleanComparison(filter: Filter, fn: Token): Filter {
+  private booleanComparison(filter: RequestFilter, fn: Token): RequestFilter {
     const op = this.t.peek();
     if (op.kind !== 'name' || !COMPARISONS.has(op.text)) return filter;
     this.t.next();
@@ -231,7 +231,7 @@ class FilterParser {
    * A condition on properties reached through to-one relations, wrapped in those relations.
    * Two properties compared must belong to the same record.
    */
-  private through(filter: Filter, operands: Operand[], at: Token): Filter {
+  private through(filter: RequestFilter, operands: Operand[], at: Token): RequestFilter {
     const properties = operands.filter((o): o is PropertyOperand => o.kind === 'property');
     if (properties.length === 0) return filter;
     const path = properties[0].path ?? [];
@@ -353,7 +353,7 @@ class FilterParser {
   }
 
   /** `collection/any(v: condition)`, `collection/all(v: condition)` or `collection/any()`. */
-  private lambda(): Filter {
+  private lambda(): RequestFilter {
     const segments = [this.t.next()];
     while (this.t.peek().kind === '/') {
       this.t.next();
@@ -382,7 +382,7 @@ class FilterParser {
     const object = followed.object;
     const nav = this.limits.navigation?.(object, collection.text);
     const field = Object.prototype.hasOwnProperty.call(object.fields, collection.text) ? object.fields[collection.text] : undefined;
-    let filter: Filter;
+    let filter: RequestFilter;
     if (nav && nav.kind !== 'one') {
       if (hops + 1 > this.maxHops)
         throw propertyError(
@@ -392,9 +392,9 @@ class FilterParser {
           collection.pos,
         );
       const { body } = this.lambdaBody(op, { object: nav.target, hops: hops + 1, outer: this.scope });
-      const condition: { relation: string; quantifier: 'any' | 'all'; filter?: Filter } = { relation: nav.relation, quantifier };
+      const condition: RelationCondition = { relation: nav.relation, quantifier };
       if (body) condition.filter = body;
-      filter = condition as unknown as Filter;
+      filter = condition;
     } else if (nav) {
       throw propertyError(
         this.src,
@@ -420,7 +420,7 @@ class FilterParser {
   }
 
   /** `(` [variable `:` condition] `)` after any / all, the condition read in `scope` (its variable set here). */
-  private lambdaBody(op: Token, scope: Scope): { variable?: string; body?: Filter } {
+  private lambdaBody(op: Token, scope: Scope): { variable?: string; body?: RequestFilter } {
     this.t.expect('(', `'(' after ${op.text}`);
     if (this.t.peek().kind === ')') {
       this.t.next();

@@ -7,7 +7,7 @@
  * condition on the values (`t gt 3`, `contains(t, 'x')`, `all(t: t eq 'x')`) has no engine form and
  * is refused naming the property.
  */
-import type { FieldDefinition, Filter } from '../../../kernel';
+import type { FieldDefinition, Filter, RequestFilter } from '../../../kernel';
 import { propertyError, type Source } from './errors';
 import { NOTHING } from './filter-terms';
 import type { Token } from './lexer';
@@ -17,7 +17,7 @@ export function valueLambda(
   field: FieldDefinition,
   quantifier: 'any' | 'all',
   variable: string | undefined,
-  body: Filter | undefined,
+  body: RequestFilter | undefined,
   at: Token,
 ): Filter {
   if (body === undefined) return { field: field.name, op: 'isnull', value: false };
@@ -44,7 +44,7 @@ export function valueLambda(
 }
 
 /** The values `any` holds for: eq / in, or-ed. */
-function anyValues(f: Filter): unknown[] | undefined {
+function anyValues(f: RequestFilter): unknown[] | undefined {
   if ('or' in f) return gather(f.or, anyValues);
   if ('field' in f && 'value' in f && !f.fn) {
     if (f.op === 'eq') return [f.value];
@@ -54,7 +54,7 @@ function anyValues(f: Filter): unknown[] | undefined {
 }
 
 /** The values `all` excludes: ne / nin / not of what `any` takes, and-ed. */
-function allValues(f: Filter): unknown[] | undefined {
+function allValues(f: RequestFilter): unknown[] | undefined {
   if ('and' in f) return gather(f.and, allValues);
   if ('not' in f) return anyValues(f.not);
   if ('field' in f && 'value' in f && !f.fn) {
@@ -64,7 +64,7 @@ function allValues(f: Filter): unknown[] | undefined {
   return undefined;
 }
 
-function gather(parts: Filter[], of: (f: Filter) => unknown[] | undefined): unknown[] | undefined {
+function gather(parts: RequestFilter[], of: (f: RequestFilter) => unknown[] | undefined): unknown[] | undefined {
   const out: unknown[] = [];
   for (const part of parts) {
     const values = of(part);

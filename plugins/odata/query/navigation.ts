@@ -5,7 +5,7 @@
  * bare one (tests, other callers) gets the field rule: a lookup / master_detail field whose target
  * `resolve` knows is a navigation property following the relation of the field's name.
  */
-import type { ObjectDefinition } from '../../../kernel';
+import type { ObjectDefinition, RequestFilter } from '../../../kernel';
 import { propertyError, type Source } from './errors';
 import type { Token } from './lexer';
 import type { ODataNavigation, ODataQueryTarget } from './types';
@@ -83,8 +83,8 @@ export function notNavigation(src: Source, object: ObjectDefinition, segment: To
 }
 
 /** A filter through a chain of to-one relations: `{relation, quantifier: 'any', filter}` nested, outermost first. */
-export function through<F>(relations: readonly string[], filter: F): F {
-  let out: unknown = filter;
+export function through(relations: readonly string[], filter: RequestFilter): RequestFilter {
+  let out = filter;
   for (let i = relations.length - 1; i >= 0; i--) out = { relation: relations[i], quantifier: 'any', filter: out };
-  return out as F;
+  return out;
 }

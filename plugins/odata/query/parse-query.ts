@@ -11,7 +11,7 @@
  * - Property names are checked against the object as the caller sees it: a hidden field is as
  *   unknown as a missing one. Values are checked by the engine (types, select options, ...).
  */
-import { andFilters, type Filter, type FindOptions } from '../../../kernel';
+import { andFilters, type Filter, type FindOptions, type RequestFilter } from '../../../kernel';
 import { optionError, type Source } from './errors';
 import { parseExpand } from './expand';
 import { parseFilterExpression, type FilterContext, type FilterLimits } from './filter';
@@ -50,14 +50,14 @@ export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarge
     if (select.fields) find.fields = select.fields;
     query.select = select.names;
   }
-  let filter: Filter | undefined;
+  let filter: RequestFilter | undefined;
   if (options.has('$filter')) filter = parseFilterExpression(source('$filter'), object, limits);
   let search: Filter | undefined;
   if (options.has('$search')) {
     if (!settings.enableSearch) throw optionError('$search', 'is disabled on this service');
     search = parseSearch(source('$search'), object, limits);
   }
-  const both = andFilters(filter, search);
+  const both = andFilters<RequestFilter>(filter, search);
   if (both) find.filter = both;
   if (options.has('$orderby')) find.sort = parseOrderBy(source('$orderby'), object, undefined, undefined, limits);
   const top = integerOption(options, '$top');

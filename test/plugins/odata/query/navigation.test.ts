@@ -4,7 +4,7 @@
  * properties, and $expand of one-to-many navigation properties with $skip and $count.
  */
 import { expect } from 'chai';
-import type { Filter, ObjectDefinition } from '../../../../kernel';
+import type { ObjectDefinition, RequestFilter } from '../../../../kernel';
 import type { ODataQueryTarget } from '../../../../plugins/odata/query';
 import { navigationLookup } from '../../../../plugins/odata/query/navigation';
 import { CATEGORY, ITEM, ORG, OWNER, c, errorOf, parse, ref } from './helpers';
@@ -29,15 +29,15 @@ function target(object: ObjectDefinition): ODataQueryTarget {
   };
 }
 
-const filterOn = (object: ObjectDefinition, expression: string, settings = {}): Filter | undefined =>
+const filterOn = (object: ObjectDefinition, expression: string, settings = {}): RequestFilter | undefined =>
   parse(`$filter=${encodeURIComponent(expression)}`, settings, target(object)).find.filter;
 const errorOn = (object: ObjectDefinition, expression: string, settings = {}) => errorOf(() => filterOn(object, expression, settings));
-const any = (relation: string, filter?: unknown) => ({ relation, quantifier: 'any', ...(filter ? { filter } : {}) }) as unknown as Filter;
-const all = (relation: string, filter: unknown) => ({ relation, quantifier: 'all', filter }) as unknown as Filter;
+const any = (relation: string, filter?: RequestFilter): RequestFilter => ({ relation, quantifier: 'any', ...(filter ? { filter } : {}) });
+const all = (relation: string, filter: RequestFilter): RequestFilter => ({ relation, quantifier: 'all', filter });
 
 describe('OData query: navigation paths and lambdas', () => {
   describe('paths through to-one navigation properties in $filter', () => {
-    const cases: Array<[string, Filter]> = [
+    const cases: Array<[string, RequestFilter]> = [
       ["owner/name eq 'x'", any('owner', c('name', 'eq', 'x'))],
       ["'x' eq owner/name", any('owner', c('name', 'eq', 'x'))],
       ["owner/org/name eq 'x'", any('owner', any('org', c('name', 'eq', 'x')))],
@@ -76,7 +76,7 @@ describe('OData query: navigation paths and lambdas', () => {
   });
 
   describe('lambdas over one-to-many navigation properties', () => {
-    const cases: Array<[string, Filter]> = [
+    const cases: Array<[string, RequestFilter]> = [
       ['items/any(i: i/qty gt 5)', any('items', c('qty', 'gt', 5))],
       ["items/all(i: i/status eq 'open')", all('items', c('status', 'eq', 'open'))],
       ['items/any()', any('items')],
@@ -135,7 +135,7 @@ describe('OData query: navigation paths and lambdas', () => {
   });
 
   describe('lambdas over a multiple-valued property: membership', () => {
-    const cases: Array<[string, Filter]> = [
+    const cases: Array<[string, RequestFilter]> = [
       ["tags/any(t: t eq 'red')", c('tags', 'eq', 'red')],
       ["tags/any(t: t eq 'red' or t eq 'green')", c('tags', 'in', ['red', 'green'])],
       ["tags/any(t: t in ('red', 'green') or t eq 'red')", c('tags', 'in', ['red', 'green'])],
