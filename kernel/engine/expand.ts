@@ -8,6 +8,7 @@ import { ObjectQLError } from '../errors';
 import { andFilters } from '../query/ast';
 import { assertAllowed } from './permissions';
 import { checkFields, checkRequestFilter, checkSort, fieldOf } from './query-check';
+import { sortThrough } from './sort-through';
 import type { ObjectRepository } from './repository';
 import type { DataRecord, ExpandOptions } from './types';
 import type { RequestFilter } from '../query/ast';
@@ -65,6 +66,7 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
     if (relation?.kind === 'reverse') {
       const target = repo.engine.scopedRepo(relation.target, repo.request, repo.unit);
       // The lookup field carrying the relation is the target's: hidden there, the relation is unknown.
+      assertAllowed(target.access, 'read', target.name);
       if (!target.access.readable.has(relation.field)) fieldOf(repo.env(), name, 'expand');
       const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
       if (typeof options !== 'object' || Array.isArray(options))
@@ -97,7 +99,7 @@ function checkOptions(target: ObjectRepository, name: string, options: ExpandOpt
     checkFields(options.fields, env);
     const filter = andFilters(target.parseFilters(options.filters), options.filter);
     if (filter) checkRequestFilter(filter, env);
-    checkSort(options.sort, env);
+    checkSort(options.sort, env, undefined, (path, dir) => sortThrough(target, path, dir));
   } catch (err) {
     if (err instanceof ObjectQLError) throw new ObjectQLError(err.code, `expand.${name}: ${err.message}`, err.details);
     throw err;

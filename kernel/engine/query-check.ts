@@ -341,10 +341,28 @@ function direction(dir: unknown, where: string): 'asc' | 'desc' {
   return d;
 }
 
-/** Each key checked; a key repeating a field sorted by already can never decide an order and is dropped. */
-export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: ReadonlySet<string> = new Set()): SortKey[] {
+/** Resolves a sort key naming `relation.field` (kernel/engine/sort-through.ts). */
+export type SortPathResolver = (path: string, dir: SortKey['dir']) => SortKey;
+
+/**
+ * Each key checked; a key repeating a field sorted by already can never decide an order and is
+ * dropped. A key naming a path `relation.field` goes to `through` when given (else it is an unknown field).
+ */
+export function checkSort(
+  input: SortInput | undefined,
+  env: CheckEnv,
+  aliases: ReadonlySet<string> = new Set(),
+  through?: SortPathResolver,
+): SortKey[] {
   const seen = new Set<string>();
-  return parseSort(input).filter((k) => {
+  const keys: SortKey[] = [];
+  for (const k of parseSort(input)) {
+    if (seen.has(k.field)) continue;
+    seen.add(k.field);
+    if (through && !aliases.has(k.field) && k.field.includes('.')) {
+      keys.push(through(k.field, k.dir));
+      continue;
+    }
     if (!aliases.has(k.field)) {
       const field = fieldOf(env, k.field, 'sort');
       if (JSON_VALUE_TYPES.has(field.type) || field.multiple)
@@ -353,8 +371,7 @@ export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: 
           `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`,
         );
     }
-    if (seen.has(k.field)) return false;
-    seen.add(k.field);
-    return true;
-  });
+    keys.push(k);
+  }
+  return keys;
 }

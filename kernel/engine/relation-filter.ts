@@ -21,10 +21,11 @@ export function relatedEnv(repo: ObjectRepository, name: string): RelatedEnv | u
   if (!relation) return undefined;
   const target = repo.engine.scopedRepo(relation.target, repo.request, repo.unit);
   const targetAccess = target.access;
-  // The lookup field carrying the relation must be readable where it lives.
-  const carrier = relation.kind === 'reverse' ? targetAccess.readable : repo.access.readable;
-  if (!carrier.has(relation.field)) return undefined;
+  // The lookup field carrying the relation must be readable where it lives: a hidden own field is
+  // unknown, as for any filter; a one-to-many relation needs the related object's read first.
+  if (relation.kind !== 'reverse' && !repo.access.readable.has(relation.field)) return undefined;
   assertAllowed(targetAccess, 'read', target.name);
+  if (relation.kind === 'reverse' && !targetAccess.readable.has(relation.field)) return undefined;
   return { relation, env: target.env(targetAccess) };
 }
 

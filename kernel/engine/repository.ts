@@ -18,6 +18,7 @@ import { runDataHooks } from './hook-runner';
 import { assertAllowed, type Access, type Operation as PermissionOperation } from './permissions';
 import { checkFields, checkFilter, checkRequestFilter, checkSort, type CheckEnv } from './query-check';
 import { relatedEnv, resolveRelations } from './relation-filter';
+import { sortThrough } from './sort-through';
 import type { Specials } from './special-values';
 import type {
   ActionRequest,
@@ -241,7 +242,8 @@ export class ObjectRepository implements Repository {
     return {
       fields: checkFields(options.fields, env),
       filter: userFilter && checkRequestFilter(userFilter, env),
-      sort: checkSort(options.sort, env, agg?.aliases),
+      // Aggregate rows sort by their aliases and group fields only; a find may sort through a relation.
+      sort: checkSort(options.sort, env, agg?.aliases, agg ? undefined : (path, dir) => sortThrough(this, path, dir)),
       top: top ?? Number.MAX_SAFE_INTEGER,
       skip,
       expand: options.expand ? checkExpand(this, options.expand, internal.depth + 1) : undefined,
