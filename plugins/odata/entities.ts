@@ -22,6 +22,8 @@ export interface ExpandStep {
   keepKey: boolean;
   target: ObjectDefinition;
   plan: ExpandPlan;
+  /** Properties the engine adds to the related records without a $select asking for them (a one-to-many relation's foreign key). */
+  strip?: string[];
 }
 
 /**
@@ -63,6 +65,7 @@ export function translateExpand(
       keepKey: byNav && !relation.reverse && (!fields || fields.includes(relation.field)),
       target,
       plan: nested?.plan ?? new Map<string, ExpandStep>(),
+      ...(relation.reverse && selected && !selected.includes(relation.field) ? { strip: [relation.field] } : {}),
     });
   }
   return { expand: out, plan };
@@ -93,10 +96,11 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
       if (count !== undefined) entity[`${step.relation.nav}@odata.count`] = count;
     } else if (key.endsWith('@count') && plan.get(key.slice(0, -'@count'.length))?.relation.reverse) continue;
     if (step) {
+      const nested = { etags: options.etags, strip: step.strip };
       const shaped = Array.isArray(value)
-        ? value.map((v) => toEntity(v as DataRecord, step.target, step.plan, { etags: options.etags }))
+        ? value.map((v) => toEntity(v as DataRecord, step.target, step.plan, nested))
         : value && typeof value === 'object'
-          ? toEntity(value as DataRecord, step.target, step.plan, { etags: options.etags })
+          ? toEntity(value as DataRecord, step.target, step.plan, nested)
           : null;
       if (!step.byNav) {
         entity[key] = shaped;

@@ -108,7 +108,10 @@ describeOnDatabases('OData relationships', (server) => {
       // The count goes just before the collection, and entities keep their control information.
       const apollo = body.value[0];
       expect(Object.keys(apollo).slice(-2)).to.deep.equal(['tasks@odata.count', 'tasks']);
-      expect(apollo.tasks[0]).to.have.property('@odata.etag');
+      const whole = ok(await query(server(), `/project${key('prj-apollo')}`, { $expand: 'tasks' }));
+      expect(whole.tasks).to.have.length(3);
+      expect(whole.tasks[0]).to.have.property('@odata.etag');
+      expect(whole.tasks[0].project).to.equal('prj-apollo');
       expect(apollo).not.to.have.property('tasks@count');
       const skipped = ok(await query(server(), `/project${key('prj-apollo')}`, { $expand: 'tasks($orderby=title;$skip=1;$select=title)' }));
       expect(skipped.tasks.map((t: any) => t.title)).to.deep.equal(['Design the new landing page', 'Plan the launch']);
@@ -117,26 +120,37 @@ describeOnDatabases('OData relationships', (server) => {
     it('nests expands both ways, JSON-valued properties as JSON text', async () => {
       const body = ok(
         await query(server(), `/account${key('acc-acme')}`, {
-          $expand: 'projects($select=name,settings;$expand=tasks($select=title;$top=1;$orderby=title),account_nav($select=name))',
+          $expand: 'projects($select=name,settings;$expand=tasks($select=title;$top=1;$orderby=title))',
         }),
       );
       const [apollo] = body.projects;
-      expect(apollo.name).to.equal('Apollo Website Relaunch');
+      expect(Object.keys(plain(apollo)).sort()).to.deep.equal(['id', 'name', 'settings', 'tasks']);
       expect(apollo.settings).to.be.a('string');
       expect(plain(apollo.tasks)).to.deep.equal([{ id: 'tsk-apollo-api', title: 'Build the content API' }]);
-      expect(plain(apollo.account_nav)).to.deep.equal({ id: 'acc-acme', name: 'Acme Corporation' });
+      const up = ok(
+        await query(server(), `/task${key('tsk-apollo-api')}`, { $expand: 'project_nav($select=name;$expand=milestones($select=id))' }),
+      );
+      expect(plain(up.project_nav)).to.deep.equal({
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        milestones: [{ id: 'ms-apollo-beta' }],
+      });
     });
 
     it('reads one query per relation and level, whatever the number of parents', async () => {
       const s = server();
       const calls = await driverCalls(s, () => query(s, '/account', { $expand: 'projects($expand=tasks)' }));
       expect(calls.find).to.equal(3);
+      // With counts: one more query for the related counts (beside the list's own total).
       const counted = await driverCalls(s, () => query(s, '/project', { $expand: 'tasks($count=true)' }));
-      expect((counted.find ?? 0) + (counted.count ?? 0) + (counted.aggregate ?? 0)).to.be.at.most(3);
+      expect(counted.find).to.equal(2);
+      expect((counted.count ?? 0) + (counted.aggregate ?? 0)).to.be.at.most(2);
     });
 
     it("serves Set('id')/<collection> with the query options", async () => {
-      const body = ok(await query(server(), `/project${key('prj-apollo')}/tasks`, { $orderby: 'title desc', $count: 'true', $select: 'title' }));
+      const body = ok(
+        await query(server(), `/project${key('prj-apollo')}/tasks`, { $orderby: 'title desc', $count: 'true', $select: 'title' }),
+      );
       expect(body['@odata.count']).to.equal(3);
       expect(body.value.map((t: any) => t.title)).to.deep.equal([
         'Plan the launch',
@@ -151,7 +165,9 @@ describeOnDatabases('OData relationships', (server) => {
     it('applies the record scope of the related object: a member sees through only what they may see', async () => {
       // alice sees her own projects and the tasks assigned to her: bob's tasks are not there to match.
       expect(ids(ok(await query(server(), '/project', { $filter: "tasks/any(t: t/assignee eq 'bob')" }, USERS.alice)))).to.deep.equal([]);
-      const body = ok(await query(server(), `/project${key('prj-apollo')}`, { $expand: 'tasks($select=assignee;$count=true)' }, USERS.alice));
+      const body = ok(
+        await query(server(), `/project${key('prj-apollo')}`, { $expand: 'tasks($select=assignee;$count=true)' }, USERS.alice),
+      );
       expect(body['tasks@odata.count']).to.equal(2);
       expect(body.tasks.map((t: any) => t.assignee)).to.deep.equal(['alice', 'alice']);
     });
@@ -160,7 +176,6 @@ describeOnDatabases('OData relationships', (server) => {
       // Members may not read expenses; callers without a role may not read projects.
       const cases: Array<[string, Record<string, string>, any]> = [
         ['/project', { $filter: 'expenses/any()' }, USERS.alice],
-        ['/project', { $filter: 'expenses/all(e: e/amount gt 1)' }, USERS.alice],
         ['/project', { $expand: 'expenses' }, USERS.alice],
         ['/milestone', { $filter: "project_nav/id eq 'prj-apollo'" }, USERS.nobody],
         ['/account', { $expand: 'projects' }, USERS.nobody],
@@ -171,6 +186,14 @@ describeOnDatabases('OData relationships', (server) => {
         expect(res.status, `${path} ${JSON.stringify(params)}: ${JSON.stringify(res.body)}`).to.equal(403);
         expectODataError(res, 403, 'FORBIDDEN');
       }
+      // Naming a property of such an object: it has none for the caller (as in $metadata), 400 naming it.
+      const named = expectODataError(
+        await query(server(), '/project', { $filter: 'expenses/all(e: e/amount gt 1)' }, USERS.alice),
+        400,
+        'INVALID_REQUEST',
+        "unknown property 'amount' on 'expense'",
+      );
+      expect(named.details[0].target).to.equal('amount');
     });
 
     it('refuses a path, lambda or sort through a field the caller may not read: 400 naming it', async () => {
