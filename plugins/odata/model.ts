@@ -10,7 +10,15 @@
  * navigation property has its name. Views are computed once per object and per set of readable
  * fields (the engine caches those per role set). Pure.
  */
-import { relationsOf, type CallerPermissions, type FieldDefinition, type ObjectDefinition, type User } from '../../kernel';
+import {
+  isAnonymous,
+  ObjectQLError,
+  relationsOf,
+  type CallerPermissions,
+  type FieldDefinition,
+  type ObjectDefinition,
+  type User,
+} from '../../kernel';
 import type { ODataNavigation, ODataQueryTarget } from './query';
 
 export interface Relation {
@@ -99,8 +107,10 @@ export class ODataModel {
   /**
    * A navigation property as the query parser follows it (`object` as the caller sees it, from
    * view): a relation field's by its navigation property or its field name when the caller may
-   * read the field, or a one-to-many one. The target is the related object as the caller sees it;
-   * one they may not read at all stays, for the engine to refuse (FORBIDDEN), as in $expand.
+   * read the field, or a one-to-many one. The target is the related object as the caller sees it.
+   * Following one into an object the caller may not read is refused here, as the engine refuses it
+   * (FORBIDDEN, UNAUTHORIZED when anonymous, naming the object): checking the names inside against
+   * an object that shows the caller no fields would answer 'unknown property' instead.
    */
   navigationOf(object: ObjectDefinition, name: string, user: User | undefined): ODataNavigation | undefined {
     const def = this.source.object(object.name);
@@ -109,6 +119,7 @@ export class ODataModel {
     const relation = forward && object.fields[forward.field] ? forward : this.collections(def).find((r) => r.nav === name);
     const target = relation && this.source.object(relation.target);
     if (!relation || !target) return undefined;
+    if (!this.source.access(target.name, user).canRead) throw readDenied(target.name, user);
     const kind = relation.reverse ? 'reverse' : relation.multiple ? 'many' : 'one';
     return { name, relation: relation.reverse ? relation.nav : relation.field, kind, target: this.view(target, user) };
   }
@@ -158,4 +169,12 @@ export class ODataModel {
       navigation: (object, name) => this.navigationOf(object, name, user),
     };
   }
+}
+
+/** The engine's denial of reading an object (kernel/engine/permissions.ts, `denied`), worded alike. */
+function readDenied(object: string, user: User | undefined): ObjectQLError {
+  const details = { required_permission: 'allow_read', object, user_roles: user?.roles ?? [] };
+  return isAnonymous(user)
+    ? new ObjectQLError('UNAUTHORIZED', `Authentication required: anonymous callers may not read records of '${object}'`, details)
+    : new ObjectQLError('FORBIDDEN', `Not allowed to read records of '${object}'`, details);
 }
