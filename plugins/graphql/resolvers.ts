@@ -8,6 +8,7 @@ import { assertJsonTextDepth, decodeJsonFields, isJsonTextField, listOptions, to
 import type { GraphQLContext } from './context';
 import type { ObjectNames } from './naming';
 import { selectedFields } from './selection';
+import { withTypedArgs, type TypedArgs, type TypedQuery } from './typed-args';
 
 export type ResolverFn = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
 
@@ -27,7 +28,8 @@ export interface ListArgs {
   sort?: string | null;
 }
 
-export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames): ObjectResolvers {
+/** `typed`: what the list's `where` and `orderBy` compile against (typed-schema.ts). */
+export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames, typed?: TypedQuery): ObjectResolvers {
   const object = def.name;
   const jsonFields = Object.values(def.fields)
     .filter(isJsonTextField)
@@ -69,8 +71,9 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     query: {
       [names.one]: (_p, args, context, info) =>
         engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
-      [names.list]: async (_p, args: ListArgs, context, info) => {
-        const options = listFindOptions(args, selectedFields(info, names.type), engine.limits.maxJsonDepth);
+      [names.list]: async (_p, args: ListArgs & TypedArgs, context, info) => {
+        const listed = listFindOptions(args, selectedFields(info, names.type), engine.limits.maxJsonDepth);
+        const options = typed ? withTypedArgs(object, listed, args, typed) : listed;
         return (await engine.repo(object, context.request).find(options)).items;
       },
     },

@@ -20,7 +20,8 @@ export interface ObjectSdl {
   mutations: string[];
 }
 
-export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation: boolean): ObjectSdl {
+/** `listArguments`: more arguments of the list query, after `sort` (typed-schema.ts: `where`, `orderBy`). */
+export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation: boolean, listArguments = ''): ObjectSdl {
   const fields = Object.values(def.fields);
   const key = federation ? ' @key(fields: "id")' : '';
   const output = fields.map((f) => `${describe(f.description ?? f.label, '  ')}  ${f.name}: ${outputType(f)}`);
@@ -29,7 +30,7 @@ export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation:
   const queries = [
     `  """One ${def.name} record by id; null when there is none the caller may see."""\n  ${names.one}(id: String!): ${names.type}`,
     `  """${def.name} records. filters and sort are JSON text (the spec's array forms); sort also takes '-name' or 'name desc'."""\n` +
-      `  ${names.list}(top: Int, skip: Int, filters: String, fields: [String], sort: String, limit: Int @deprecated(reason: "Use top.")): [${names.type}]`,
+      `  ${names.list}(top: Int, skip: Int, filters: String, fields: [String], sort: String, ${listArguments ? `${listArguments}, ` : ''}limit: Int @deprecated(reason: "Use top.")): [${names.type}]`,
   ];
   const mutations = [`  ${names.delete}(id: String!): DeleteResult`];
   if (input.length) {

@@ -21,7 +21,7 @@ export interface CapabilitySettings {
 }
 
 /** The $apply transformations the service implements. */
-export const APPLY_TRANSFORMATIONS = ['aggregate', 'groupby', 'filter', 'topcount', 'bottomcount', 'compute'];
+export const APPLY_TRANSFORMATIONS = ['aggregate', 'groupby', 'filter', 'topcount', 'bottomcount', 'identity'];
 
 /** The $filter functions and operators the parser reads (query/filter.ts). */
 export const FILTER_FUNCTIONS = [

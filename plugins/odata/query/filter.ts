@@ -28,7 +28,7 @@
  * properties, lambdas included. Arithmetic and functions other than contains, startswith,
  * endswith, length, tolower and toupper are refused with a message naming them.
  */
-import type { FieldDefinition, ObjectDefinition, RelationCondition, RequestFilter } from '../../../kernel';
+import type { FieldDefinition, Filter, ObjectDefinition, RelationCondition, RequestFilter } from '../../../kernel';
 import { propertyError, syntaxError, type Source } from './errors';
 import {
   COMPARISONS,
@@ -92,6 +92,15 @@ export function parseFilterExpression(
   end = src.text.length,
 ): RequestFilter {
   return new FilterParser(new Tokens(src, start, end), object, limits).parse();
+}
+
+/**
+ * A $filter that follows no navigation property (about rows without relations, such as the
+ * grouped rows of $apply): the kernel's plain Filter. Paths and lambdas over navigation are refused.
+ */
+export function parsePlainFilter(src: Source, object: ObjectDefinition, limits: FilterLimits, start = 0, end = src.text.length): Filter {
+  // Without a navigation lookup the parser makes no relation condition.
+  return parseFilterExpression(src, object, { maxDepth: limits.maxDepth, maxConditions: limits.maxConditions }, start, end) as Filter;
 }
 
 class FilterParser {

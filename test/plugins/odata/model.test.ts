@@ -121,7 +121,7 @@ describe('OData $metadata: relations, precision and capabilities', () => {
     expect(note['Capabilities.TopSupported'].Bool).to.equal('true');
     expect(note['Capabilities.SkipSupported'].Bool).to.equal('true');
     const apply = values('Aggregation.ApplySupported');
-    expect(apply.Transformations.String).to.deep.equal(['aggregate', 'groupby', 'filter', 'topcount', 'bottomcount', 'compute']);
+    expect(apply.Transformations.String).to.deep.equal(['aggregate', 'groupby', 'filter', 'topcount', 'bottomcount', 'identity']);
     expect(apply.GroupableProperties.PropertyPath)
       .to.include.members(['text', 'score', 'author', 'at'])
       .and.not.include.members(['data', 'labels']);
