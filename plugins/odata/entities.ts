@@ -88,7 +88,7 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
   const etag = options.etags ? etagOf(record) : undefined;
   const entity: DataRecord = etag ? { '@odata.etag': etag } : {};
   for (const [key, value] of Object.entries(record)) {
-    if (options.strip?.includes(key)) continue;
+    if (options.strip?.includes(key) && !plan.has(key)) continue;
     const step = plan.get(key);
     if (step?.relation.reverse) {
       // The engine's `<relation>@count` (expand option count) is OData's `<nav>@odata.count`, just before the collection.

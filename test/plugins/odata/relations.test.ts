@@ -127,6 +127,13 @@ describeOnDatabases('OData relationships', (server) => {
       expect(Object.keys(plain(apollo)).sort()).to.deep.equal(['id', 'name', 'settings', 'tasks']);
       expect(apollo.settings).to.be.a('string');
       expect(plain(apollo.tasks)).to.deep.equal([{ id: 'tsk-apollo-api', title: 'Build the content API' }]);
+      // The lookup back to the parent, expanded inside the one-to-many expand.
+      const back = ok(
+        await query(server(), `/account${key('acc-acme')}`, { $expand: 'projects($select=name;$expand=account_nav($select=name))' }),
+      );
+      expect(plain(back.projects)).to.deep.equal([
+        { id: 'prj-apollo', name: 'Apollo Website Relaunch', account_nav: { id: 'acc-acme', name: 'Acme Corporation' } },
+      ]);
       const up = ok(
         await query(server(), `/task${key('tsk-apollo-api')}`, { $expand: 'project_nav($select=name;$expand=milestones($select=id))' }),
       );
