@@ -10,7 +10,7 @@ import { relationsOf, type Relation } from '../metadata/relations';
 import { createExample, deniedFields, updateExample } from './openapi-examples';
 import { ATTACHMENT_TYPES, RELATION_TYPES, type FieldDefinition, type ObjectDefinition } from '../metadata/types';
 
-export { createExample, deniedFields, exampleValue, listExamples, updateExample, type ListExamples } from './openapi-examples';
+export { createExample, deniedFields, listExamples, type ListExamples } from './openapi-examples';
 
 export type OpenAPIDocument = OpenAPIV3.Document;
 export type SchemaObject = OpenAPIV3.SchemaObject;
