@@ -20,16 +20,26 @@ export interface ObjectSdl {
   mutations: string[];
 }
 
-export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation: boolean): ObjectSdl {
+/**
+ * The arguments of `<object>List`, which a reverse relation's list field takes too
+ * (relations-sdl.ts): what the list gains, the nested lists gain.
+ */
+export function listArgs(names: ObjectNames): string {
+  void names;
+  return 'top: Int, skip: Int, filters: String, fields: [String], sort: String, limit: Int @deprecated(reason: "Use top.")';
+}
+
+/** `extraFields`: SDL lines added to the output type (the relation fields, relations-sdl.ts). */
+export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation: boolean, extraFields: string[] = []): ObjectSdl {
   const fields = Object.values(def.fields);
   const key = federation ? ' @key(fields: "id")' : '';
-  const output = fields.map((f) => `${describe(f.description ?? f.label, '  ')}  ${f.name}: ${outputType(f)}`);
+  const output = [...fields.map((f) => `${describe(f.description ?? f.label, '  ')}  ${f.name}: ${outputType(f)}`), ...extraFields];
   const input = fields.filter(isInputField).map((f) => `  ${f.name}: ${baseType(f)}`);
   const types = [`${describe(def.description ?? def.label, '')}type ${names.type}${key} {\n${output.join('\n')}\n}`];
   const queries = [
     `  """One ${def.name} record by id; null when there is none the caller may see."""\n  ${names.one}(id: String!): ${names.type}`,
     `  """${def.name} records. filters and sort are JSON text (the spec's array forms); sort also takes '-name' or 'name desc'."""\n` +
-      `  ${names.list}(top: Int, skip: Int, filters: String, fields: [String], sort: String, limit: Int @deprecated(reason: "Use top.")): [${names.type}]`,
+      `  ${names.list}(${listArgs(names)}): [${names.type}]`,
   ];
   const mutations = [`  ${names.delete}(id: String!): DeleteResult`];
   if (input.length) {
