@@ -29,7 +29,13 @@ function copyInput(data: DbRecord): DbRecord {
  * new object), which lets a transaction detect a record changed outside it by identity.
  */
 export class MemoryDatasource implements Datasource {
-  readonly capabilities: DriverCapabilities = { transactions: true, aggregation: true, fullTextSearch: false };
+  readonly capabilities: DriverCapabilities = {
+    transactions: true,
+    aggregation: true,
+    fullTextSearch: false,
+    perGroupPaging: true,
+    sortThrough: true,
+  };
   private readonly tables = new Map<string, Table>();
   private readonly unique = new Map<string, string[][]>();
   // Per object, the fields whose sums and averages are exact decimals (kernel/query/decimal.ts).
@@ -56,8 +62,9 @@ export class MemoryDatasource implements Datasource {
 
   find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
     return settled(() => {
-      const rows = this.candidates(object, query.filter, this.useTx(tx));
-      return applyQuery(rows, query).map((r) => structuredClone(r));
+      const t = this.useTx(tx);
+      const rows = this.candidates(object, query.filter, t);
+      return applyQuery(rows, query, (related, id) => this.get(related, id, t)).map((r) => structuredClone(r));
     });
   }
 

@@ -1,10 +1,14 @@
 import { compareValues, compileFilter } from '../../kernel';
 import type { DbRecord, Query, SortKey } from '../../kernel';
 
-function comparator(sort: SortKey[]): (a: DbRecord, b: DbRecord) => number {
+/** A row's value for a sort key. */
+type SortValue = (row: DbRecord, key: SortKey) => unknown;
+const ownValue: SortValue = (row, key) => row[key.field];
+
+function comparator(sort: SortKey[], value: SortValue = ownValue): (a: DbRecord, b: DbRecord) => number {
   return (a, b) => {
     for (const key of sort) {
-      const c = compareValues(a[key.field], b[key.field]);
+      const c = compareValues(value(a, key), value(b, key));
       if (c !== 0) return key.dir === 'desc' ? -c : c;
     }
     return 0;
@@ -12,17 +16,17 @@ function comparator(sort: SortKey[]): (a: DbRecord, b: DbRecord) => number {
 }
 
 /** Stable multi-key sort; compareValues puts nulls first, so descending puts them last. */
-export function sortRows(rows: DbRecord[], sort: SortKey[] | undefined): DbRecord[] {
+export function sortRows(rows: DbRecord[], sort: SortKey[] | undefined, value: SortValue = ownValue): DbRecord[] {
   if (!sort || sort.length === 0) return rows;
-  return [...rows].sort(comparator(sort));
+  return [...rows].sort(comparator(sort, value));
 }
 
 /**
  * The first k rows in sort order without sorting them all: one comparison per row against the
  * worst row kept, for the usual small page out of many rows. Stable, like sortRows.
  */
-function firstSorted(rows: DbRecord[], sort: SortKey[], k: number): DbRecord[] {
-  const cmp = comparator(sort);
+function firstSorted(rows: DbRecord[], sort: SortKey[], k: number, value: SortValue): DbRecord[] {
+  const cmp = comparator(sort, value);
   const kept: DbRecord[] = [];
   for (const row of rows) {
     if (kept.length === k && cmp(row, kept[k - 1]) >= 0) continue;
@@ -55,16 +59,60 @@ export function projectRow(row: DbRecord, fields: string[] | undefined): DbRecor
   return out;
 }
 
+/** A stored record of another object of the same store, by id. */
+export type Related = (object: string, id: string) => DbRecord | undefined;
+
+/**
+ * A key through a relation (SortKey.through) reads the related record's field, null when there is
+ * none or the caller's scope on it does not match; each related record is looked up once per key.
+ */
+function sortValue(sort: SortKey[] | undefined, related: Related | undefined): SortValue {
+  if (!sort?.some((k) => k.through)) return ownValue;
+  const perKey = new Map<SortKey, { inScope: (r: DbRecord) => boolean; values: Map<string, unknown> }>();
+  return (row, key) => {
+    if (!key.through) return row[key.field];
+    const ref = row[key.field];
+    if (typeof ref !== 'string' || !related) return null;
+    let seen = perKey.get(key);
+    if (!seen) perKey.set(key, (seen = { inScope: compileFilter(key.through.scope), values: new Map() }));
+    if (!seen.values.has(ref)) {
+      const record = related(key.through.object, ref);
+      seen.values.set(ref, record && seen.inScope(record) ? (record[key.through.field] ?? null) : null);
+    }
+    return seen.values.get(ref);
+  };
+}
+
+/** Numbers the sorted rows within each value of `field` and keeps those after `skip`, at most `top` each. */
+function perGroupRows(rows: DbRecord[], group: NonNullable<Query['perGroup']>): DbRecord[] {
+  const skip = Math.max(0, group.skip ?? 0);
+  const end = group.top === undefined ? Infinity : skip + Math.max(0, group.top);
+  const seen = new Map<unknown, number>();
+  return rows.filter((row) => {
+    const raw = row[group.field] ?? null;
+    const key = raw !== null && typeof raw === 'object' ? JSON.stringify(raw) : raw;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return n > skip && n <= end;
+  });
+}
+
 /** Filter, sort, page and project; returns the stored objects (callers copy them). */
-export function applyQuery(rows: Iterable<DbRecord>, query: Query): DbRecord[] {
+export function applyQuery(rows: Iterable<DbRecord>, query: Query, related?: Related): DbRecord[] {
   const matches = compileFilter(query.filter);
   const matched: DbRecord[] = [];
   for (const r of rows) if (matches(r)) matched.push(r);
+  const value = sortValue(query.sort, related);
+  if (query.perGroup) {
+    // Within a group, ties in the query's sort go by id (as the SQL driver numbers them).
+    const sorted = sortRows(matched, [...(query.sort ?? []), { field: 'id', dir: 'asc' }], value);
+    return pageRows(perGroupRows(sorted, query.perGroup), query.skip, query.top).map((r) => projectRow(r, query.fields));
+  }
   const wanted = query.top === undefined ? undefined : (query.skip ?? 0) + query.top;
   const sorted =
     query.sort?.length && wanted !== undefined && wanted > 0 && wanted * 8 < matched.length
-      ? firstSorted(matched, query.sort, wanted)
-      : sortRows(matched, query.sort);
+      ? firstSorted(matched, query.sort, wanted, value)
+      : sortRows(matched, query.sort, value);
   const paged = pageRows(sorted, query.skip, query.top);
   return paged.map((r) => projectRow(r, query.fields));
 }

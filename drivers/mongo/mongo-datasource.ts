@@ -9,6 +9,7 @@ import { toMongoFilter } from './filter-mongo';
 import type { IndexSpec } from './indexes';
 import { syncCollection } from './schema';
 import { toMongoSort } from './sort-mongo';
+import { sortThroughPipeline } from './sort-through-mongo';
 import { MongoTransaction, hello, supportsTransactions } from './transaction';
 import { MONGO_ID, fieldPath, fromDocument, toDocument, toPatch, toProjection } from './values';
 
@@ -35,9 +36,12 @@ export class MongoDatasource implements Datasource {
     private readonly deps: { logger: Logger },
   ) {}
 
-  /** `transactions` is known once connected: true on a replica set or sharded cluster, false on a standalone server. */
+  /**
+   * `transactions` is known once connected: true on a replica set or sharded cluster, false on a
+   * standalone server. Paging per group is left to the engine (perGroupPaging absent).
+   */
   get capabilities(): DriverCapabilities {
-    return { transactions: this.transactions, aggregation: true, fullTextSearch: false };
+    return { transactions: this.transactions, aggregation: true, fullTextSearch: false, sortThrough: true };
   }
 
   get databaseName(): string {
@@ -98,6 +102,13 @@ export class MongoDatasource implements Datasource {
       const skip = Math.max(0, Math.trunc(query.skip ?? 0));
       const top = query.top === undefined ? undefined : Math.max(0, Math.trunc(query.top));
       if (top === 0) return [];
+      if (query.perGroup) {
+        throw new ObjectQLError('INVALID_REQUEST', `Datasource '${this.name}' cannot page per group (capabilities.perGroupPaging)`, {
+          object,
+        });
+      }
+      const through = sortThroughPipeline(query, skip, top);
+      if (through) return (await coll.aggregate(through, { session }).toArray()).map(fromDocument);
       const cursor = coll.find(toMongoFilter(query.filter), {
         session,
         projection: toProjection(query.fields),

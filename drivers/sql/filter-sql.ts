@@ -188,17 +188,20 @@ export function canonicalLike(pattern: string): string {
 
 const NO_COLUMNS: ReadonlySet<string> = new Set();
 
-/** ORDER BY terms; nulls first ascending, last descending, on every dialect. `notNull`: keys that never hold null. */
+/**
+ * ORDER BY terms; nulls first ascending, last descending, on every dialect. `notNull`: keys that
+ * never hold null (a key through a relation always may).
+ */
 export function orderSql(
   sort: SortKey[] | undefined,
   scope: ColumnScope,
-  expressionOf: (field: string) => Frag | undefined = ident,
+  expressionOf: (field: string, key: SortKey) => Frag | undefined = ident,
   notNull = NO_COLUMNS,
 ): Frag | undefined {
   const terms: Frag[] = [];
   for (const key of sort ?? []) {
-    const expr = expressionOf(key.field);
-    if (expr) terms.push(scope.dialect.orderBy(expr, key.dir, !notNull.has(key.field)));
+    const expr = expressionOf(key.field, key);
+    if (expr) terms.push(scope.dialect.orderBy(expr, key.dir, key.through !== undefined || !notNull.has(key.field)));
   }
   return terms.length ? join(terms, ',') : undefined;
 }

@@ -30,7 +30,13 @@ function copyInput(data: DbRecord): DbRecord {
  * what differs per engine lives in the dialect.
  */
 export class SqlDatasource implements Datasource {
-  readonly capabilities: DriverCapabilities = { transactions: true, aggregation: true, fullTextSearch: false };
+  readonly capabilities: DriverCapabilities = {
+    transactions: true,
+    aggregation: true,
+    fullTextSearch: false,
+    perGroupPaging: true,
+    sortThrough: true,
+  };
   private knex: Knex | undefined;
   private guard: ConnectionGuard | undefined;
   private readonly tables = new Map<string, TableInfo>();
@@ -106,7 +112,7 @@ export class SqlDatasource implements Datasource {
 
   async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
     const info = this.info(object);
-    return this.run(info, 'find', tx, false, (db) => selectRows(db, info, this.dialect, query));
+    return this.run(info, 'find', tx, false, (db) => selectRows(db, info, this.dialect, query, (related) => this.info(related)));
   }
 
   async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {

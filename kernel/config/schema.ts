@@ -164,6 +164,11 @@ export const configSchema = z.strictObject({
       maxSkip: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(100_000),
       /** Bytes of one JSON (or text) response on every protocol; a larger one answers INVALID_REQUEST instead. Files are exempt. */
       maxResponseBytes: z.number().int().positive().default(33_554_432),
+      /**
+       * Related records one condition through a relation may match (their ids become an `in`
+       * list), and records of a one-to-many expand paged in memory on a store that cannot page per group.
+       */
+      maxRelatedRecords: z.number().int().positive().default(10_000),
     })
     .default({
       defaultTop: 100,
@@ -181,6 +186,7 @@ export const configSchema = z.strictObject({
       maxPatternLength: 1000,
       maxSkip: 100_000,
       maxResponseBytes: 33_554_432,
+      maxRelatedRecords: 10_000,
     }),
   /** GET /health/ready and answers for a dependency that is down (docs/security.md, "Failing dependencies"). */
   health: z

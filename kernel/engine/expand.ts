@@ -1,17 +1,30 @@
 /**
  * Inline related records: one batched `in` query per relation and level (never one per row),
- * through the related object's own permissions, record scope and hooks, across datasources.
+ * through the related object's own permissions, record scope and hooks, across datasources. A
+ * lookup's record replaces its id; a one-to-many relation (kernel/metadata/relations.ts) adds the
+ * array of its records, at most `top` per parent, paged per parent by the store in the same query.
  */
 import { ObjectQLError } from '../errors';
 import { andFilters } from '../query/ast';
 import { assertAllowed } from './permissions';
-import { checkFields, checkFilter, checkSort, fieldOf } from './query-check';
+import { checkFields, checkRequestFilter, checkSort, fieldOf } from './query-check';
 import type { ObjectRepository } from './repository';
 import type { DataRecord, ExpandOptions } from './types';
+import type { RequestFilter } from '../query/ast';
 
-export type CheckedExpand = Record<string, { options: ExpandOptions; target: string; multiple: boolean }>;
+export type CheckedExpand = Record<
+  string,
+  {
+    options: ExpandOptions;
+    target: string;
+    multiple: boolean;
+    /** One-to-many: the target's lookup field pointing at these records. */
+    reverse?: string;
+  }
+>;
 
 const OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand']);
+const REVERSE_OPTION_KEYS = new Set([...OPTION_KEYS, 'skip', 'count']);
 /** The options of the spec's expand map (docs/spec.md); `filter` (an AST) is for protocols that build one themselves (OData). */
 const SPEC_OPTION_KEYS = ['fields', 'filters', 'sort', 'top', 'expand'];
 
@@ -48,22 +61,35 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
   if (depth > max) throw new ObjectQLError('EXPAND_DEPTH_EXCEEDED', `Expand depth exceeds the maximum of ${max}`, { max_depth: max });
   const out: CheckedExpand = {};
   for (const [name, raw] of Object.entries(expand as Record<string, unknown>)) {
+    const relation = repo.compiled.links.get(name);
+    if (relation?.kind === 'reverse') {
+      const target = repo.engine.scopedRepo(relation.target, repo.request, repo.unit);
+      // The lookup field carrying the relation is the target's: hidden there, the relation is unknown.
+      assertAllowed(target.access, 'read', target.name);
+      if (!target.access.readable.has(relation.field)) fieldOf(repo.env(), name, 'expand');
+      const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
+      if (typeof options !== 'object' || Array.isArray(options))
+        throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
+      checkOptions(target, name, options, depth, REVERSE_OPTION_KEYS);
+      out[name] = { options, target: relation.target, multiple: true, reverse: relation.field };
+      continue;
+    }
     const field = fieldOf(repo.env(), name, 'expand');
     if (field.type !== 'lookup' && field.type !== 'master_detail')
       throw new ObjectQLError('INVALID_REQUEST', `expand: '${name}' of '${repo.name}' is not a relation field`);
     const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
     if (typeof options !== 'object' || Array.isArray(options))
       throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
-    checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth);
+    checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth, OPTION_KEYS);
     out[name] = { options, target: field.reference_to!, multiple: Boolean(field.multiple) };
   }
   return out;
 }
 
-function checkOptions(target: ObjectRepository, name: string, options: ExpandOptions, depth: number): void {
+function checkOptions(target: ObjectRepository, name: string, options: ExpandOptions, depth: number, keys: ReadonlySet<string>): void {
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key))
-      throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: unknown option '${key}'; expected ${[...OPTION_KEYS].join(', ')}`);
+    if (!keys.has(key))
+      throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: unknown option '${key}'; expected ${[...keys].join(', ')}`);
   }
   const access = target.access;
   assertAllowed(access, 'read', target.name);
@@ -71,20 +97,33 @@ function checkOptions(target: ObjectRepository, name: string, options: ExpandOpt
   try {
     checkFields(options.fields, env);
     const filter = andFilters(target.parseFilters(options.filters), options.filter);
-    if (filter) checkFilter(filter, env);
+    if (filter) checkRequestFilter(filter, env);
     checkSort(options.sort, env);
   } catch (err) {
     if (err instanceof ObjectQLError) throw new ObjectQLError(err.code, `expand.${name}: ${err.message}`, err.details);
     throw err;
   }
-  if (options.top !== undefined && options.top !== null && (!Number.isInteger(options.top) || options.top < 0)) {
-    throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'top' must be a non-negative integer, got ${JSON.stringify(options.top)}`);
+  for (const key of ['top', 'skip'] as const) {
+    const n = options[key];
+    if (n !== undefined && n !== null && (!Number.isInteger(n) || n < 0))
+      throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: '${key}' must be a non-negative integer, got ${JSON.stringify(n)}`);
   }
+  const { maxTop, maxSkip } = target.engine.limits;
+  if (keys === REVERSE_OPTION_KEYS && (options.top ?? 0) > maxTop)
+    throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'top' may be at most ${maxTop}, got ${options.top}`);
+  if ((options.skip ?? 0) > maxSkip)
+    throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'skip' may be at most ${maxSkip}, got ${options.skip}`);
+  if (options.count !== undefined && typeof options.count !== 'boolean')
+    throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'count' must be true or false`);
   if (options.expand) checkExpand(target, options.expand, depth + 1);
 }
 
 export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], expand: CheckedExpand, depth: number): Promise<void> {
-  for (const [name, { options, target, multiple }] of Object.entries(expand)) {
+  for (const [name, { options, target, multiple, reverse }] of Object.entries(expand)) {
+    if (reverse) {
+      await expandReverse(repo, rows, name, repo.engine.scopedRepo(target, repo.request, repo.unit), reverse, options, depth);
+      continue;
+    }
     const ids = [...new Set(rows.flatMap((r) => (Array.isArray(r[name]) ? r[name] : r[name] == null ? [] : [r[name]]) as string[]))];
     let byId = new Map<string, DataRecord>();
     let order: string[] = [];
@@ -98,7 +137,7 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
           expand: options.expand,
         },
         'find',
-        { depth, unlimitedTop: true },
+        { depth, unlimitedTop: true, noCount: true },
       );
       byId = new Map(related.items.map((r) => [r.id as string, r]));
       order = related.items.map((r) => r.id as string);
@@ -112,5 +151,58 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
       const list = (options.sort ? order.filter((id) => own.has(id)) : [...own].filter((id) => byId.has(id))).map((id) => byId.get(id)!);
       row[name] = options.top !== undefined && options.top !== null ? list.slice(0, options.top) : list;
     }
+  }
+}
+
+/** The records of `target` whose `field` points at each row, in one query (and one more for counts). */
+async function expandReverse(
+  repo: ObjectRepository,
+  rows: DataRecord[],
+  name: string,
+  target: ObjectRepository,
+  field: string,
+  options: ExpandOptions,
+  depth: number,
+): Promise<void> {
+  const ids = [...new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === 'string'))];
+  const byParent = new Map<string, DataRecord[]>();
+  const counts = new Map<string, number>();
+  if (ids.length > 0) {
+    const filter = andFilters<RequestFilter>({ field, op: 'in', value: ids }, options.filter);
+    const top = options.top ?? repo.engine.limits.defaultTop;
+    const [related, grouped] = await Promise.all([
+      target.findWith(
+        {
+          fields: options.fields ? [field, ...options.fields] : undefined,
+          filters: options.filters,
+          filter,
+          sort: options.sort,
+          expand: options.expand,
+        },
+        'find',
+        { depth, unlimitedTop: true, noCount: true, perGroup: { field, top, skip: options.skip ?? 0 } },
+      ),
+      options.count
+        ? target.findWith(
+            { filters: options.filters, filter, groupBy: [field], aggregate: [{ func: 'count', alias: 'count' }] },
+            'aggregate',
+            {
+              depth,
+              unlimitedTop: true,
+            },
+          )
+        : undefined,
+    ]);
+    for (const record of related.items) {
+      const parent = record[field] as string;
+      const list = byParent.get(parent);
+      if (list) list.push(record);
+      else byParent.set(parent, [record]);
+    }
+    for (const group of grouped?.items ?? []) counts.set(group[field] as string, Number(group.count));
+  }
+  for (const row of rows) {
+    row[name] = byParent.get(row.id as string) ?? [];
+    if (options.count) row[`${name}@count`] = counts.get(row.id as string) ?? 0;
   }
 }

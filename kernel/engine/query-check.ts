@@ -9,12 +9,16 @@ import { JSON_VALUE_TYPES, NUMERIC_TYPES, TEXTUAL_TYPES, type FieldDefinition, t
 import {
   FILTER_FUNCTIONS,
   FUNCTION_OPERATORS,
+  isRelation,
   type Condition,
+  type RelationCondition,
+  type RequestFilter,
   type Filter,
   type Operator,
   type SortKey,
   type ValueCondition,
 } from '../query/ast';
+import type { Relation } from '../metadata/relations';
 import { checkDate, checkDateTime } from './scalar-values';
 import { isSpecial, resolveSpecial, type Specials } from './special-values';
 import type { SortInput } from './types';
@@ -25,8 +29,20 @@ export interface CheckEnv {
   /** Fields the caller may read, filter, sort and group by. */
   readable: ReadonlySet<string>;
   specials: Specials;
-  /** Bounds of filter values; the configuration's defaults when absent. */
-  limits?: ValueLimits;
+  /** Bounds of filter values and of nesting through relations; the configuration's defaults when absent. */
+  limits?: ValueLimits & { maxExpandDepth?: number };
+  /**
+   * The relation of this name the caller may follow, with the related object as they see it:
+   * undefined for no such relation (or a hidden lookup field), FORBIDDEN when they may not read
+   * the related object. Absent where conditions through relations cannot run (record_filters,
+   * in-memory matching).
+   */
+  related?: (relation: string) => RelatedEnv | undefined;
+}
+
+export interface RelatedEnv {
+  relation: Relation;
+  env: CheckEnv;
 }
 
 const SUBSTRING_OPS = new Set<Operator>(['like', 'contains', 'startswith', 'endswith']);
@@ -47,11 +63,53 @@ export function fieldOf(env: CheckEnv, name: unknown, purpose: string): FieldDef
   return field;
 }
 
+/** Checks a filter without conditions through relations (record_filters, in-memory matching). */
 export function checkFilter(filter: Filter, env: CheckEnv): Filter {
-  if ('and' in filter) return { and: filter.and.map((f) => checkFilter(f, env)) };
-  if ('or' in filter) return { or: filter.or.map((f) => checkFilter(f, env)) };
-  if ('not' in filter) return { not: checkFilter(filter.not, env) };
+  return checkRequestFilter(filter, { ...env, related: undefined }) as Filter;
+}
+
+/**
+ * Checks a filter that may go through relations (`{relation, quantifier, filter}` or a dotted
+ * path `project.name`): each relation must be one the caller may follow, and its condition is
+ * checked against the related object as the caller sees it. Nesting through relations is bounded
+ * by limits.maxExpandDepth, as expand is.
+ */
+export function checkRequestFilter(filter: RequestFilter, env: CheckEnv, depth = 0): RequestFilter {
+  if ('and' in filter) return { and: filter.and.map((f) => checkRequestFilter(f, env, depth)) };
+  if ('or' in filter) return { or: filter.or.map((f) => checkRequestFilter(f, env, depth)) };
+  if ('not' in filter) return { not: checkRequestFilter(filter.not, env, depth) };
+  if (isRelation(filter)) return checkRelation(filter, env, depth);
+  if (typeof filter.field === 'string' && filter.field.includes('.') && env.object.fields[filter.field] === undefined) {
+    const dot = filter.field.indexOf('.');
+    const inner = { ...filter, field: filter.field.slice(dot + 1) };
+    return checkRelation({ relation: filter.field.slice(0, dot), quantifier: 'any', filter: inner }, env, depth, filter.field);
+  }
   return checkCondition(filter, env);
+}
+
+function checkRelation(c: RelationCondition, env: CheckEnv, depth: number, path?: string): RequestFilter {
+  const where = `Filter on '${path ?? c.relation}'`;
+  if (typeof c.relation !== 'string') throw new ObjectQLError('INVALID_REQUEST', 'Filter: a relation name must be a string');
+  if (!env.related) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: conditions through relations are not available here`, { field: c.relation });
+  }
+  const related = env.related(c.relation);
+  if (!related) {
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: unknown relation '${c.relation}' on object '${env.object.name}'`, {
+      field: c.relation,
+      object: env.object.name,
+    });
+  }
+  if (c.quantifier !== 'any' && c.quantifier !== 'all')
+    throw new ObjectQLError('INVALID_REQUEST', `${where}: quantifier must be 'any' or 'all', got ${JSON.stringify(c.quantifier)}`);
+  const max = env.limits?.maxExpandDepth ?? 3;
+  if (depth >= max) {
+    throw new ObjectQLError('EXPAND_DEPTH_EXCEEDED', `${where}: conditions may go through at most ${max} relations`, { max_depth: max });
+  }
+  const inner = c.filter && checkRequestFilter(c.filter, related.env, depth + 1);
+  return inner
+    ? { relation: related.relation.name, quantifier: c.quantifier, filter: inner }
+    : { relation: related.relation.name, quantifier: c.quantifier };
 }
 
 function checkCondition(c: Condition, env: CheckEnv): Filter {
@@ -283,10 +341,28 @@ function direction(dir: unknown, where: string): 'asc' | 'desc' {
   return d;
 }
 
-/** Each key checked; a key repeating a field sorted by already can never decide an order and is dropped. */
-export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: ReadonlySet<string> = new Set()): SortKey[] {
+/** Resolves a sort key naming `relation.field` (kernel/engine/sort-through.ts). */
+export type SortPathResolver = (path: string, dir: SortKey['dir']) => SortKey;
+
+/**
+ * Each key checked; a key repeating a field sorted by already can never decide an order and is
+ * dropped. A key naming a path `relation.field` goes to `through` when given (else it is an unknown field).
+ */
+export function checkSort(
+  input: SortInput | undefined,
+  env: CheckEnv,
+  aliases: ReadonlySet<string> = new Set(),
+  through?: SortPathResolver,
+): SortKey[] {
   const seen = new Set<string>();
-  return parseSort(input).filter((k) => {
+  const keys: SortKey[] = [];
+  for (const k of parseSort(input)) {
+    if (seen.has(k.field)) continue;
+    seen.add(k.field);
+    if (through && !aliases.has(k.field) && k.field.includes('.')) {
+      keys.push(through(k.field, k.dir));
+      continue;
+    }
     if (!aliases.has(k.field)) {
       const field = fieldOf(env, k.field, 'sort');
       if (JSON_VALUE_TYPES.has(field.type) || field.multiple)
@@ -295,8 +371,7 @@ export function checkSort(input: SortInput | undefined, env: CheckEnv, aliases: 
           `sort: cannot sort by '${field.name}' (${field.type}${field.multiple ? ', multiple' : ''})`,
         );
     }
-    if (seen.has(k.field)) return false;
-    seen.add(k.field);
-    return true;
-  });
+    keys.push(k);
+  }
+  return keys;
 }

@@ -6,7 +6,7 @@
 import { isAnonymous, type RequestContext } from '../context';
 import type { Transaction } from '../drivers';
 import { ObjectQLError } from '../errors';
-import type { AggregateSpec, Filter } from '../query/ast';
+import type { AggregateSpec, Filter, Query, RequestFilter } from '../query/ast';
 import { andFilters } from '../query/ast';
 import { parseFilter } from '../query/parse-filter';
 import { runAction } from './actions';
@@ -16,7 +16,9 @@ import { checkExpand, expandRecords, type CheckedExpand } from './expand';
 import { checkAggregate } from './aggregate-check';
 import { runDataHooks } from './hook-runner';
 import { assertAllowed, type Access, type Operation as PermissionOperation } from './permissions';
-import { checkFields, checkFilter, checkSort, type CheckEnv } from './query-check';
+import { checkFields, checkFilter, checkRequestFilter, checkSort, type CheckEnv } from './query-check';
+import { relatedEnv, resolveRelations } from './relation-filter';
+import { sortThrough } from './sort-through';
 import type { Specials } from './special-values';
 import type {
   ActionRequest,
@@ -39,7 +41,7 @@ import { createRecord, deleteRecord, updateRecord } from './write-path';
 
 export interface CheckedQuery {
   fields?: string[];
-  filter?: Filter;
+  filter?: RequestFilter;
   sort: ReturnType<typeof checkSort>;
   top: number;
   skip: number;
@@ -53,6 +55,10 @@ interface InternalFind {
   depth: number;
   /** Expand fetches exactly the ids it needs, however many. */
   unlimitedTop?: boolean;
+  /** Expand reads records only: no count of them. */
+  noCount?: boolean;
+  /** One-to-many expand: at most `top` records (after `skip`) per value of `field`. */
+  perGroup?: { field: string; top: number; skip: number };
 }
 
 export class ObjectRepository implements Repository {
@@ -78,7 +84,13 @@ export class ObjectRepository implements Repository {
     return { user: isAnonymous(user) ? undefined : user, now: new Date() };
   }
   env(access = this.access): CheckEnv {
-    return { object: this.compiled.def, readable: access.readable, specials: this.specials(), limits: this.engine.limits };
+    return {
+      object: this.compiled.def,
+      readable: access.readable,
+      specials: this.specials(),
+      limits: this.engine.limits,
+      related: (name) => relatedEnv(this, name),
+    };
   }
 
   /** The caller's record scope for `op` with special values resolved; record_filters may name any field. */
@@ -126,27 +138,33 @@ export class ObjectRepository implements Repository {
     const access = this.access;
     assertAllowed(access, 'read', this.name);
     const query = await this.prepareQuery(options, operation, access, internal);
+    const filter = andFilters(await resolveRelations(this, query.filter), this.scopeFilter(access));
     if (query.aggregate || query.groupBy) {
-      const items = await this.runAggregate(query, access);
+      const items = await this.runAggregate(query, filter);
       // total counts every group, not only this page's: count them when top or skip cut the result.
       const cut = query.skip > 0 || items.length >= query.top;
-      const total = !cut ? items.length : query.groupBy?.length ? await this.countGroups(query, access) : 1;
+      const total = !cut ? items.length : query.groupBy?.length ? await this.countGroups(query, filter) : 1;
       return { items, meta: pageMeta(total, query.skip, query.top, query.skip + items.length) };
     }
 
-    const filter = andFilters(query.filter, this.scopeFilter(access));
-    const ds = this.compiled.datasource;
-    const fetchFields = query.fields && [...new Set([...query.fields, ...Object.keys(query.expand ?? {})])];
+    // Forward relations are fields (fetched); one-to-many ones are not.
+    const expanded = Object.keys(query.expand ?? {});
+    const fetchFields = query.fields && [...new Set([...query.fields, ...expanded.filter((n) => !query.expand![n].reverse)])];
     const [rows, total] = await Promise.all([
-      ds.find(this.name, { fields: fetchFields, filter, sort: query.sort, top: query.top, skip: query.skip }, this.tx),
+      this.fetch({ fields: fetchFields, filter, sort: query.sort, top: query.top, skip: query.skip }, internal.perGroup),
       // findOne has no page to describe: no count.
-      operation === 'findOne' ? Promise.resolve(-1) : ds.count(this.name, filter, this.tx),
+      operation === 'findOne' || internal.noCount ? Promise.resolve(-1) : this.compiled.datasource.count(this.name, filter, this.tx),
     ]);
     if (query.expand) await expandRecords(this, rows, query.expand, internal.depth + 1);
 
     const after = this.hookContext('afterFind', operation, { query: options, result: rows });
     await this.runHooks(after);
-    const items = (Array.isArray(after.result) ? after.result : rows).map((r) => this.mask(r as DataRecord, access, fetchFields));
+    const reverse = expanded.filter((n) => query.expand![n].reverse);
+    const items = (Array.isArray(after.result) ? after.result : rows).map((r) => {
+      const masked = this.mask(r as DataRecord, access, fetchFields);
+      for (const name of reverse) keepReverse(masked, r as DataRecord, name);
+      return masked;
+    });
     return { items, meta: pageMeta(total, query.skip, query.top, query.skip + rows.length) };
   }
 
@@ -168,15 +186,15 @@ export class ObjectRepository implements Repository {
     assertAllowed(access, 'read', this.name);
     const env = this.env(access);
     const check = (q: CountOptions) => {
-      const userFilter = andFilters(this.parseFilters(q.filters), q.filter);
-      return userFilter && checkFilter(userFilter, env);
+      const userFilter = andFilters<RequestFilter>(this.parseFilters(q.filters), q.filter);
+      return userFilter && checkRequestFilter(userFilter, env);
     };
     // Field level before any hook runs, as for find; then again on what the hooks hand on.
     const checked = check(options);
     const before = this.hookContext('beforeFind', 'count', { query: { filters: options.filters, filter: options.filter } });
     await this.runHooks(before);
-    const filter = andFilters(this.hooksUsed() ? check(before.query ?? {}) : checked, this.scopeFilter(access));
-    return this.compiled.datasource.count(this.name, filter, this.tx);
+    const userFilter = await resolveRelations(this, this.hooksUsed() ? check(before.query ?? {}) : checked);
+    return this.compiled.datasource.count(this.name, andFilters(userFilter, this.scopeFilter(access)), this.tx);
   }
 
   async aggregate(options: FindOptions): Promise<DataRecord[]> {
@@ -219,12 +237,13 @@ export class ObjectRepository implements Repository {
     assertSkip(skip, this.engine.limits.maxSkip);
     assertQueryDepth(options, this.engine.limits.maxJsonDepth);
 
-    const userFilter = andFilters(this.parseFilters(options.filters), options.filter);
+    const userFilter = andFilters<RequestFilter>(this.parseFilters(options.filters), options.filter);
     const agg = options.aggregate || options.groupBy ? checkAggregate(options, env) : undefined;
     return {
       fields: checkFields(options.fields, env),
-      filter: userFilter && checkFilter(userFilter, env),
-      sort: checkSort(options.sort, env, agg?.aliases),
+      filter: userFilter && checkRequestFilter(userFilter, env),
+      // Aggregate rows sort by their aliases and group fields only; a find may sort through a relation.
+      sort: checkSort(options.sort, env, agg?.aliases, agg ? undefined : (path, dir) => sortThrough(this, path, dir)),
       top: top ?? Number.MAX_SAFE_INTEGER,
       skip,
       expand: options.expand ? checkExpand(this, options.expand, internal.depth + 1) : undefined,
@@ -233,8 +252,7 @@ export class ObjectRepository implements Repository {
     };
   }
 
-  private async runAggregate(query: CheckedQuery, access: Access): Promise<DataRecord[]> {
-    const filter = andFilters(query.filter, this.scopeFilter(access));
+  private async runAggregate(query: CheckedQuery, filter: Filter | undefined): Promise<DataRecord[]> {
     const rows = await this.compiled.datasource.aggregate(
       this.name,
       {
@@ -250,9 +268,32 @@ export class ObjectRepository implements Repository {
     return rows;
   }
 
-  private async countGroups(query: CheckedQuery, access: Access): Promise<number> {
-    const filter = andFilters(query.filter, this.scopeFilter(access));
+  private async countGroups(query: CheckedQuery, filter: Filter | undefined): Promise<number> {
     return (await this.compiled.datasource.aggregate(this.name, { filter, groupBy: query.groupBy, aggregate: [] }, this.tx)).length;
+  }
+
+  /**
+   * Rows from the datasource; with `perGroup`, at most `top` per value of its field (after `skip`),
+   * paged by the store when it can, else here from a bounded read.
+   */
+  private async fetch(query: Query, perGroup: InternalFind['perGroup']): Promise<DataRecord[]> {
+    const ds = this.compiled.datasource;
+    if (!perGroup || ds.capabilities.perGroupPaging) return ds.find(this.name, perGroup ? { ...query, perGroup } : query, this.tx);
+    const max = this.engine.limits.maxRelatedRecords;
+    const rows = await ds.find(this.name, { ...query, top: max + 1 }, this.tx);
+    if (rows.length > max) {
+      throw new ObjectQLError(
+        'INVALID_REQUEST',
+        `Expanding '${this.name}' reads more than ${max} records on a datasource that cannot page per record; add a filter (limits.maxRelatedRecords)`,
+        { object: this.name, max },
+      );
+    }
+    const seen = new Map<unknown, number>();
+    return rows.filter((row) => {
+      const n = (seen.get(row[perGroup.field]) ?? 0) + 1;
+      seen.set(row[perGroup.field], n);
+      return n > perGroup.skip && n <= perGroup.skip + perGroup.top;
+    });
   }
 
   /** Only what the caller may read, and only the fields asked for. */
@@ -321,6 +362,13 @@ const NOTHING_VISIBLE: Visibility = Object.freeze({
   matches: () => false,
   mask: () => ({}),
 });
+
+/** A one-to-many expand's records (and their count, when asked) pass the mask: they were read as the caller. */
+function keepReverse(masked: DataRecord, row: DataRecord, name: string): void {
+  masked[name] = row[name] ?? [];
+  const count = `${name}@count`;
+  if (count in row) masked[count] = row[count];
+}
 
 function pageMeta(total: number, skip: number, top: number, seen: number) {
   const size = top === Number.MAX_SAFE_INTEGER ? Math.max(total, 0) : top;

@@ -1,7 +1,7 @@
 import type { Relation } from '../metadata/relations';
 import type { ResolvedConfig } from '../config/schema';
 import type { User, RequestContext } from '../context';
-import type { AggregateSpec, Filter, SortKey } from '../query/ast';
+import type { AggregateSpec, RequestFilter, SortKey } from '../query/ast';
 import type { HookEvent } from '../metadata/types';
 
 export type DataRecord = Record<string, unknown>;
@@ -13,9 +13,14 @@ export type SortInput = string | Array<string | [string, string?] | SortKey>;
 export interface ExpandOptions {
   fields?: string[];
   filters?: unknown;
-  filter?: Filter;
+  filter?: RequestFilter;
   sort?: SortInput;
+  /** Forward relation: records kept of a multiple lookup; one-to-many: records per parent (default limits.defaultTop, at most limits.maxTop). */
   top?: number;
+  /** One-to-many only: records skipped per parent. */
+  skip?: number;
+  /** One-to-many only: also set `<relation>@count` on each parent, the number of its related records matching the filter. */
+  count?: boolean;
   expand?: Record<string, ExpandOptions>;
 }
 
@@ -26,7 +31,8 @@ export interface ExpandOptions {
 export interface FindOptions {
   fields?: string[] | null;
   filters?: unknown;
-  filter?: Filter;
+  /** May go through relations (RelationCondition); checked and resolved by the engine. */
+  filter?: RequestFilter;
   sort?: SortInput;
   top?: number;
   skip?: number;
@@ -37,7 +43,7 @@ export interface FindOptions {
 
 export interface CountOptions {
   filters?: unknown;
-  filter?: Filter;
+  filter?: RequestFilter;
 }
 
 export interface PageMeta {

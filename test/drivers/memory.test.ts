@@ -16,7 +16,13 @@ describe('memory driver', () => {
   });
 
   it('declares its capabilities', () => {
-    expect(ds.capabilities).to.deep.equal({ transactions: true, aggregation: true, fullTextSearch: false });
+    expect(ds.capabilities).to.deep.equal({
+      transactions: true,
+      aggregation: true,
+      fullTextSearch: false,
+      perGroupPaging: true,
+      sortThrough: true,
+    });
     expect(ds.name).to.equal('default');
   });
 

@@ -129,6 +129,61 @@ describe('mongo datasource, with a recording stand-in for MongoDB', () => {
       expect(calls).to.deep.equal([]);
     });
 
+    it("sorts through a relation with a $lookup of the related document in the caller's scope, helpers projected away", async () => {
+      const { ds, calls } = datasource({ aggregate: [{ _id: 'a', name: 'Apple' }] });
+      const rows = await ds.find(ITEM, {
+        filter: { field: 'qty', op: 'gt', value: 5 },
+        sort: [
+          { field: 'owner', dir: 'desc', through: { object: OWNER, field: 'name', scope: { field: 'org', op: 'eq', value: 'x' } } },
+          { field: 'id', dir: 'asc' },
+        ],
+        skip: 2,
+        top: 3,
+      });
+      expect(rows).to.deep.equal([{ id: 'a', name: 'Apple' }]);
+      const lookup = {
+        $lookup: {
+          from: OWNER,
+          let: { ref: '$owner' },
+          pipeline: [
+            { $match: { $expr: { $eq: ['$_id', '$$ref'] } } },
+            { $match: { org: { $eq: 'x' } } },
+            { $project: { _id: 0, value: '$name' } },
+          ],
+          as: '#sort0',
+        },
+      };
+      expect(calls).to.deep.equal([
+        [
+          ITEM,
+          'aggregate',
+          [
+            { $match: { qty: { $gt: 5 } } },
+            lookup,
+            { $addFields: { '#sort0': { $arrayElemAt: ['$#sort0.value', 0] } } },
+            { $sort: { '#sort0': -1, _id: 1 } },
+            { $skip: 2 },
+            { $limit: 3 },
+            { $project: { '#sort0': 0 } },
+          ],
+          { session: undefined },
+        ],
+      ]);
+      calls.length = 0;
+      await ds.find(ITEM, { fields: ['name'], sort: [{ field: 'owner', dir: 'asc', through: { object: OWNER, field: 'name' } }] });
+      const pipeline = calls[0][2] as Array<Record<string, any>>;
+      expect(pipeline[1].$lookup.pipeline).to.have.length(2);
+      expect(pipeline.slice(-2)).to.deep.equal([{ $sort: { '#sort0': 1 } }, { $project: { _id: 1, name: 1 } }]);
+    });
+
+    it('refuses paging per group, which it leaves to the engine', async () => {
+      const { ds, calls } = datasource({ find: [] });
+      expect(ds.capabilities.perGroupPaging).to.equal(undefined);
+      const error = (await rejection(ds.find(ITEM, { perGroup: { field: 'owner', top: 2 } }))) as ObjectQLError;
+      expect(error.code).to.equal('INVALID_REQUEST');
+      expect(calls).to.deep.equal([]);
+    });
+
     it('counts with countDocuments', async () => {
       const { ds, calls } = datasource({ countDocuments: 4 });
       expect(await ds.count(ITEM, { field: 'tags', op: 'isnull', value: true })).to.equal(4);

@@ -169,7 +169,12 @@ describe('mongo driver against a server', function () {
 
     it('declares transactions as the deployment allows', async () => {
       const hello = await raw.admin().command({ hello: 1 });
-      expect(ds.capabilities).to.deep.equal({ transactions: supportsTransactions(hello), aggregation: true, fullTextSearch: false });
+      expect(ds.capabilities).to.deep.equal({
+        transactions: supportsTransactions(hello),
+        aggregation: true,
+        fullTextSearch: false,
+        sortThrough: true,
+      });
     });
   });
 });
@@ -186,7 +191,7 @@ describe('mongo driver without a server', () => {
     const made = drivers.get('mongo')!('reports', config, { logger: silent, baseDir: process.cwd() });
     expect(made).to.be.instanceOf(MongoDatasource);
     expect(made.name).to.equal('reports');
-    expect(made.capabilities).to.deep.equal({ transactions: false, aggregation: true, fullTextSearch: false });
+    expect(made.capabilities).to.deep.equal({ transactions: false, aggregation: true, fullTextSearch: false, sortThrough: true });
     expect((made as MongoDatasource).databaseName).to.equal('objectql_unit');
   });
 

@@ -32,7 +32,13 @@ describe('sql driver plugin and configuration', () => {
     );
     expect(made).to.be.instanceOf(SqlDatasource);
     expect(made.name).to.equal('reports');
-    expect(made.capabilities).to.deep.equal({ transactions: true, aggregation: true, fullTextSearch: false });
+    expect(made.capabilities).to.deep.equal({
+      transactions: true,
+      aggregation: true,
+      fullTextSearch: false,
+      perGroupPaging: true,
+      sortThrough: true,
+    });
     expect(BUILTINS.drivers).to.have.property('sql');
   });
 

@@ -91,4 +91,17 @@ describe('SQL: a SQLite object looking up a PostgreSQL one', () => {
     expect(local.n).to.equal(2);
     expect(remote.n).to.equal(1);
   });
+
+  it('sorts through a relation on the same datasource and refuses one across datasources', async () => {
+    await rpc('create', 'shelf', { id: 's-2', label: 'Atlas' });
+    await rpc('create', 'book', { id: 'sorted-1', title: 'Sorted one', shelf: 's-2' });
+    const { items } = await rpc('find', 'book', { filters: [['title', 'startswith', 'Sorted']], sort: 'shelf.label' });
+    expect(items.map((b: any) => b.id)).to.deep.equal(['sorted-1']);
+    const first = await rpc('find', 'book', { fields: ['shelf'], sort: 'shelf.label,id', top: 1 });
+    expect(first.items).to.deep.equal([{ id: 'sorted-1', shelf: 's-2' }]);
+    const res = await s.rpc({ op: 'find', object: 'book', args: { sort: '-author.name' }, user: USERS.carol });
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('INVALID_REQUEST');
+    expect(res.body.error.message).to.equal("sorting through 'author' needs 'book' and 'author' on one datasource");
+  });
 });

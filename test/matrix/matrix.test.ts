@@ -11,6 +11,7 @@ import { changeCases } from './change-cases';
 import { dataCases } from './data-cases';
 import { describeCases } from './describe-cases';
 import { fileCases } from './file-cases';
+import { relationCases } from './relation-cases';
 import { DATASOURCES, MatrixServer } from './server';
 import { OBJECTS, RECORDS } from './table';
 import { visibilityCases } from './visibility-cases';
@@ -29,6 +30,7 @@ for (const [name, datasources] of Object.entries(DATASOURCES)) {
       const { data, describe: describing } = adapter.connect(env.client);
       describe(adapter.name, () => {
         if (data) dataCases(env, data);
+        if (data) describe('through relations', () => relationCases(env, data));
         if (describing) describeCases(env, describing);
       });
     }

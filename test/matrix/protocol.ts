@@ -13,10 +13,11 @@ export type Rec = Record<string, any>;
 export type Condition = [field: string, op: string, value: unknown];
 
 export interface ListQuery {
+  /** A field may be a path through a to-one relation: `project.name`. */
   filters?: Condition[];
   sort?: Array<[field: string, dir: 'asc' | 'desc']>;
   fields?: string[];
-  /** Relation field → options of the related records. */
+  /** Relation (a lookup field, or a one-to-many relation name) → options of the related records. */
   expand?: Record<string, Pick<ListQuery, 'fields' | 'filters' | 'sort'>>;
   top?: number;
   /** The deprecated alias of `top` (spec: REST and GraphQL keep it); a protocol without it lacks `limit`. */
@@ -73,6 +74,10 @@ export interface Lacks {
   unknownFields?: string;
   /** No `limit` alias of `top`: the cases of the one top/limit rule are left out. */
   limit?: string;
+  /** No condition through a to-one relation (a filter `project.name`): relation-cases.ts leaves those out. */
+  through?: string;
+  /** No one-to-many expand (`expand: {tasks: {...}}` on a project): relation-cases.ts leaves those out. */
+  oneToMany?: string;
 }
 
 /** The data operations. Optional ones are skipped for a protocol that has no such operation. */
@@ -90,6 +95,8 @@ export interface DataOps {
   updateMany?(user: MatrixUser, object: string, filters: Rec, data: Rec): Promise<Outcome>;
   deleteMany?(user: MatrixUser, object: string, filters: Rec): Promise<Outcome>;
   action?(user: MatrixUser, object: string, action: string, args: { id?: string; input?: Rec }): Promise<Outcome>;
+  /** The records of `object` with any record of the one-to-many `relation` matching `condition` (OData any, GraphQL some). */
+  listAny?(user: MatrixUser, object: string, relation: string, condition: Condition): Promise<Outcome>;
 }
 
 /** What a protocol tells a user about the objects (metadata API; later OData $metadata, GraphQL introspection). */

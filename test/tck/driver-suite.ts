@@ -11,6 +11,7 @@ import { defineCrudTests } from './suite-crud';
 import { defineFilterTests } from './suite-filters';
 import { defineMoneyTests } from './suite-money';
 import { defineQueryTests } from './suite-query';
+import { defineRelationTests } from './suite-relations';
 import { defineTransactionTests } from './suite-transactions';
 import { defineValueTests } from './suite-values';
 
@@ -61,6 +62,7 @@ export function runDriverSuite(label: string, makeDatasource: () => Promise<Data
     defineAttachmentTests(ctx);
     defineQueryTests(ctx);
     defineAggregateTests(ctx);
+    defineRelationTests(ctx);
     defineMoneyTests(ctx);
     defineConstraintTests(ctx);
     defineTransactionTests(ctx);

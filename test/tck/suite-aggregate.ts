@@ -172,5 +172,53 @@ export function defineAggregateTests(ctx: TckContext): void {
       });
       expectRows(rows, [{ active: false, n: 3 }]);
     });
+
+    describe('countdistinct', () => {
+      it('counts the distinct values, nulls not counted', async () => {
+        const rows = await ctx.ds.aggregate(ITEM, {
+          aggregate: [
+            { func: 'countdistinct', field: 'status', alias: 'statuses' },
+            { func: 'countdistinct', field: 'qty', alias: 'qtys' },
+            { func: 'countdistinct', field: 'due', alias: 'dues' },
+            { func: 'countdistinct', field: 'owner', alias: 'owners' },
+          ],
+        });
+        expectRows(rows, [{ statuses: 3, qtys: 3, dues: 4, owners: 0 }]);
+      });
+
+      it('counts per group, a group of nulls only counting 0', async () => {
+        const rows = await ctx.ds.aggregate(ITEM, {
+          groupBy: ['active'],
+          aggregate: [
+            { func: 'countdistinct', field: 'status', alias: 'statuses' },
+            { func: 'countdistinct', field: 'qty', alias: 'qtys' },
+          ],
+          sort: [{ field: 'active', dir: 'desc' }],
+        });
+        expectRows(rows, [
+          { active: true, statuses: 1, qtys: 1 },
+          { active: false, statuses: 3, qtys: 1 },
+          { active: null, statuses: 0, qtys: 1 },
+        ]);
+      });
+
+      it('sorts by a countdistinct alias, after a filter', async () => {
+        const rows = await ctx.ds.aggregate(ITEM, {
+          filter: { field: 'name', op: 'ne', value: 'nothing' },
+          groupBy: ['status'],
+          aggregate: [{ func: 'countdistinct', field: 'active', alias: 'kinds' }],
+          sort: [
+            { field: 'kinds', dir: 'desc' },
+            { field: 'status', dir: 'asc' },
+          ],
+        });
+        expectRows(rows, [
+          { status: 'open', kinds: 2 },
+          { status: 'closed', kinds: 1 },
+          { status: 'draft', kinds: 1 },
+          { status: null, kinds: 0 },
+        ]);
+      });
+    });
   });
 }

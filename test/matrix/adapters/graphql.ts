@@ -119,6 +119,7 @@ export const graphqlAdapter: ProtocolAdapter = {
       data: {
         lacks: {
           expand: 'GraphQL relations are ids, not nested objects (spec: GraphQL limitations)',
+          oneToMany: 'not mapped onto the nested lists yet',
           defaultFields: 'a GraphQL query answers exactly its selection set',
           unknownFields: 'a field outside the GraphQL schema is a validation error (400) before any resolver runs',
         },

@@ -120,7 +120,11 @@ export const odataAdapter: ProtocolAdapter = {
 
     return {
       data: {
-        lacks: { limit: 'OData pages with $top only: the spec keeps limit for REST and GraphQL' },
+        lacks: {
+          limit: 'OData pages with $top only: the spec keeps limit for REST and GraphQL',
+          through: 'not mapped onto navigation paths yet',
+          oneToMany: 'not mapped onto collection navigation yet',
+        },
         list: (user, object, q = {}) =>
           send(
             user,

@@ -1,6 +1,6 @@
 /** Small objects for the OData query parser's tests, and helpers to parse and to catch its errors. */
 import { expect } from 'chai';
-import { ObjectQLError, type Filter, type ObjectDefinition } from '../../../../kernel';
+import { ObjectQLError, type Filter, type RequestFilter, type ObjectDefinition } from '../../../../kernel';
 import { parseODataQuery, type ODataQuery, type ODataQuerySettings, type ODataQueryTarget } from '../../../../plugins/odata/query';
 import { field, objectDef } from '../../../drivers/sql/objects';
 
@@ -45,7 +45,7 @@ export function parse(query: string, settings: Partial<ODataQuerySettings> = {},
 }
 
 /** The filter of a $filter alone. */
-export function filterOf(expression: string, settings: Partial<ODataQuerySettings> = {}): Filter | undefined {
+export function filterOf(expression: string, settings: Partial<ODataQuerySettings> = {}): RequestFilter | undefined {
   return parseODataQuery(new URLSearchParams([['$filter', expression]]), TARGET, { ...SETTINGS, ...settings }).find.filter;
 }
 
