@@ -1,8 +1,11 @@
 /**
  * A query's selection as one engine read: the record fields it selects become `fields`, and its
- * relation fields (relations-sdl.ts) the kernel's `expand` map, nested as deep as the selection
- * is, so the engine reads each relation of each level in one query whatever the number of parent
- * rows, as the caller, at every level. Fragments, @skip and @include are graphql-js's own
+ * reverse relation fields (relations-sdl.ts) the kernel's `expand` map, nested as deep as the
+ * selection is, so the engine reads each relation of each level in one query whatever the number
+ * of parent rows, as the caller, at every level. A `<lookup>_record` adds its lookup field: its
+ * resolver reads the related records by id, batched (relations-resolve.ts), because the kernel's
+ * forward expand puts null in place of the id of a record the caller may not see, and the spec's
+ * lookup field must keep answering that id. Fragments, @skip and @include are graphql-js's own
  * (collectSubfields), as is reading arguments with their variables (getArgumentValues).
  *
  * One expand key per relation: the first argument set met for a reverse relation (in document
@@ -14,7 +17,7 @@
 import { getArgumentValues, type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields';
 import type { DataRecord, ExpandOptions } from '../../kernel';
-import type { RelationFields } from './relations-sdl';
+import type { RelationField, RelationFields } from './relations-sdl';
 import { listFindOptions, type ListArgs, type SelectionReader } from './resolvers';
 
 /** Expand options of a relation, reverse ones included (the kernel's contract: skip, count). */
@@ -69,7 +72,6 @@ interface Accumulated {
 }
 
 interface AccumulatedRelation {
-  reverse: boolean;
   list?: ReverseOptions;
   count?: ReverseOptions;
   child: Accumulated;
@@ -116,27 +118,17 @@ export class SelectionPlanner {
     return this.build(top);
   }
 
-  /** The read of one relation of a parent, as the batch loader makes it: the parent's id and that relation expanded. */
-  readRelation(
-    scope: SelectionScope,
-    type: GraphQLObjectType,
-    fieldName: string,
-    nodes: readonly FieldNode[],
-    args: ListArgs,
-  ): SelectionRead {
-    const field = this.relations.get(type.name)?.get(fieldName);
-    if (!field) throw new Error(`'${type.name}.${fieldName}' is no relation field`);
-    const level: Accumulated = { fields: new Set(['id']), relations: new Map() };
-    const target = scope.schema.getType(field.target.type) as GraphQLObjectType;
+  /** The read of one reverse relation of a parent, as the batch loader makes it: the parent's id and that relation expanded. */
+  readReverse(scope: SelectionScope, field: RelationField, nodes: readonly FieldNode[], args: ListArgs): SelectionRead {
     const child: Accumulated = { fields: new Set(['id']), relations: new Map() };
-    const planned: AccumulatedRelation = { reverse: field.role === 'list' || field.role === 'count', child };
+    const planned: AccumulatedRelation = { child };
     if (field.role === 'count') planned.count = reverseCountOptions(args, this.maxJsonDepth);
     else {
-      if (field.role === 'list') planned.list = reverseListOptions(args, this.maxJsonDepth);
-      this.accumulate(scope, target, nodes, child);
+      planned.list = reverseListOptions(args, this.maxJsonDepth);
+      for (const f of planned.list.fields) child.fields.add(f);
+      this.accumulate(scope, scope.schema.getType(field.target.type) as GraphQLObjectType, nodes, child);
     }
-    level.relations.set(field.relation.name, planned);
-    return this.build(level);
+    return this.build({ fields: new Set(['id']), relations: new Map([[field.relation.name, planned]]) });
   }
 
   private accumulate(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[], into: Accumulated): Accumulated {
@@ -149,17 +141,20 @@ export class SelectionPlanner {
         into.fields.add(name);
         continue;
       }
+      if (field.role === 'record' || field.role === 'records') {
+        // Read by its resolver from the ids (relations-resolve.ts): an expanded lookup would lose its id where the record is out of sight.
+        into.fields.add(field.relation.field);
+        continue;
+      }
       const target = scope.schema.getType(field.target.type) as GraphQLObjectType;
       const key = field.relation.name;
       let planned = into.relations.get(key);
       if (!planned) {
-        planned = { reverse: field.role === 'list' || field.role === 'count', child: { fields: new Set(['id']), relations: new Map() } };
+        planned = { child: { fields: new Set(['id']), relations: new Map() } };
         into.relations.set(key, planned);
       }
       const args = () => getArgumentValues(type.getFields()[name], group[0], scope.variableValues) as ListArgs;
-      if (field.role === 'record' || field.role === 'records') {
-        this.accumulate(scope, target, group, planned.child);
-      } else if (field.role === 'list') {
+      if (field.role === 'list') {
         const list = reverseListOptions(args(), this.maxJsonDepth);
         if (!planned.list && (!planned.count || planned.count.key === filterKey(list.options))) planned.list = list;
         // Another argument set: its resolver loads it on its own.
@@ -178,12 +173,11 @@ export class SelectionPlanner {
     const expand: Record<string, RelationExpand> = {};
     const relations = new Map<string, PlannedRelation>();
     for (const [key, planned] of level.relations) {
-      if (planned.reverse && !planned.list && !planned.count) continue;
+      if (!planned.list && !planned.count) continue;
       const child = this.build(planned.child);
       // The engine reads `id` of every related record anyway.
       const nested = { fields: child.fields.filter((f) => f !== 'id'), ...(child.expand ? { expand: child.expand } : {}) };
-      if (!planned.reverse) expand[key] = nested;
-      else if (planned.list) expand[key] = { ...planned.list.options, ...nested, ...(planned.count ? { count: true } : {}) };
+      if (planned.list) expand[key] = { ...planned.list.options, ...nested, ...(planned.count ? { count: true } : {}) };
       // Only counted: no rows.
       else expand[key] = { ...planned.count!.options, top: 0, count: true, fields: [] };
       relations.set(key, { list: planned.list?.key, count: planned.count?.key, child: child.level });
@@ -204,7 +198,9 @@ export function settle<T>(records: T, level: PlanLevel, depth = 0): T {
   const list: unknown[] = Array.isArray(records) ? records : [records];
   for (const record of list) {
     if (!record || typeof record !== 'object') continue;
-    (record as Record<symbol, Settled>)[SETTLED] = { level, depth };
+    // One record object may answer several parents (the batch loader's): the deepest counts.
+    const before = (record as Record<symbol, Settled | undefined>)[SETTLED];
+    (record as Record<symbol, Settled>)[SETTLED] = { level, depth: Math.max(depth, before?.depth ?? 0) };
     for (const [key, planned] of level.relations) settle((record as DataRecord)[key], planned.child, depth + 1);
   }
   return records;

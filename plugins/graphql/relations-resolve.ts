@@ -1,18 +1,21 @@
 /**
- * The resolvers of the relation fields (relations-sdl.ts) and of the lookup fields beside them.
+ * The resolvers of the relation fields (relations-sdl.ts).
  *
- * A relation field reads what the root read expanded (expand-from-selection.ts) when the record
- * says it was expanded with this field's arguments. Otherwise — another alias's arguments, a
- * subscription's record, a record no root read settled — it goes through the request's batch
- * loader: the parents asking the same thing in the same tick are read again by id with that one
- * relation expanded, one engine query per relation, arguments and level. Either way the engine
- * reads as the caller, and a relation no deeper than `limits.maxExpandDepth` counted from the
- * root (EXPAND_DEPTH_EXCEEDED).
+ * `<lookup>_record(s)` reads the related records by the ids the parent holds, through the
+ * request's batch loader: every parent of a level asks in the same turn of the event loop, so one
+ * engine query per relation and level answers them all, and whatever the selection asks below is
+ * read by that query (its reverse relations as `expand`). The lookup field itself stays the id,
+ * also where the related record is out of the caller's sight (then `_record` is null).
  *
- * The spec's lookup field stays its `String` id (a list of ids when multiple), also when the
- * engine has put the related record in its place.
+ * A reverse list or count reads what the root read expanded (expand-from-selection.ts) when the
+ * record says it was expanded with this field's arguments. Otherwise — another alias's arguments,
+ * a subscription's record — the parents asking the same thing are read again by id with that one
+ * relation expanded, through the batch loader: one engine query per relation, arguments and level.
+ *
+ * The engine reads as the caller every time, and relations nest no deeper than
+ * `limits.maxExpandDepth` counted from the root field (EXPAND_DEPTH_EXCEEDED).
  */
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLObjectType, GraphQLResolveInfo } from 'graphql';
 import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type RequestContext } from '../../kernel';
 import type { GraphQLContext } from './context';
 import {
@@ -22,6 +25,7 @@ import {
   settle,
   settledOf,
   type SelectionPlanner,
+  type SelectionRead,
   type SelectionScope,
 } from './expand-from-selection';
 import type { RelationField, RelationFields } from './relations-sdl';
@@ -30,7 +34,7 @@ import type { ResolverMap } from './schema';
 
 type Resolver = (parent: DataRecord, args: ListArgs, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
 
-/** The resolvers of every relation field and every lookup field, by type name. */
+/** The resolvers of every relation field, by type name. */
 export function relationResolvers(engine: DataEngine, relations: RelationFields, planner: SelectionPlanner): ResolverMap {
   const loaders = new WeakMap<GraphQLContext, BatchLoader>();
   const loaderOf = (context: GraphQLContext) => {
@@ -41,18 +45,42 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
     }
     return loader;
   };
+  /** Refuses a read whose relations would reach deeper than limits.maxExpandDepth from the root. */
+  const assertDepth = (depth: number, read: SelectionRead) => {
+    const max = engine.limits.maxExpandDepth;
+    if (depth + expandDepth(read.expand) > max)
+      throw new ObjectQLError('EXPAND_DEPTH_EXCEEDED', `Expand depth exceeds the maximum of ${max}`, { max_depth: max });
+  };
+  const optionsOf = (read: SelectionRead): FindOptions => ({ fields: read.fields, ...(read.expand ? { expand: read.expand } : {}) });
 
-  const resolverOf = (field: RelationField): Resolver => {
+  const forward = (field: RelationField): Resolver => {
+    const lookup = field.relation.field;
+    return async (parent, _args, context, info) => {
+      const settled = settledOf(parent);
+      const loader = loaderOf(context);
+      let value = parent[lookup];
+      // A record read without its lookup field (a subscription's): read that field first.
+      if (value === undefined && typeof parent.id === 'string')
+        value = (await loader.load(field.object, { fields: ['id', lookup] }, parent.id))?.[lookup];
+      const ids = (Array.isArray(value) ? value : value == null ? [] : [value]).filter((id): id is string => typeof id === 'string');
+      const read = planner.read(scopeOf(info), targetType(info, field), info.fieldNodes);
+      assertDepth(settled.depth + 1, read);
+      const records = await Promise.all(ids.map((id) => loader.load(field.relation.target, optionsOf(read), id)));
+      const found = records.filter((r): r is DataRecord => r !== null);
+      settle(found, read.level, settled.depth + 1);
+      return field.role === 'record' ? (records[0] ?? null) : found;
+    };
+  };
+
+  const reverse = (field: RelationField): Resolver => {
     const key = field.relation.name;
     return async (parent, args, context, info) => {
       const settled = settledOf(parent);
       const expanded = expandedValue(field, parent, args, settled.level.relations.get(key), engine.limits.maxJsonDepth);
       if (expanded !== undefined) return expanded;
-      const read = planner.readRelation(scopeOf(info), info.parentType, info.fieldName, info.fieldNodes, args);
-      const max = engine.limits.maxExpandDepth;
-      if (settled.depth + expandDepth(read.expand) > max)
-        throw new ObjectQLError('EXPAND_DEPTH_EXCEEDED', `Expand depth exceeds the maximum of ${max}`, { max_depth: max });
-      const loaded = await loaderOf(context).load(field.object, { fields: read.fields, expand: read.expand }, String(parent.id));
+      const read = planner.readReverse(scopeOf(info), field, info.fieldNodes, args);
+      assertDepth(settled.depth, read);
+      const loaded = await loaderOf(context).load(field.object, optionsOf(read), String(parent.id));
       if (loaded) settle(loaded, read.level, settled.depth);
       return valueOf(field, loaded ?? {});
     };
@@ -61,22 +89,18 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
   const out: ResolverMap = {};
   for (const [type, fields] of relations) {
     const resolvers: Record<string, unknown> = {};
-    for (const field of fields.values()) {
-      resolvers[field.name] = resolverOf(field);
-      if (field.role === 'record') resolvers[field.relation.field] = (r: DataRecord) => idOf(r[field.relation.field]);
-      if (field.role === 'records') {
-        resolvers[field.relation.field] = (r: DataRecord) => {
-          const value = r[field.relation.field];
-          return Array.isArray(value) ? value.map(idOf) : value;
-        };
-      }
-    }
+    for (const field of fields.values())
+      resolvers[field.name] = field.role === 'record' || field.role === 'records' ? forward(field) : reverse(field);
     out[type] = resolvers;
   }
   return out;
 }
 
-/** The value the root read expanded for this field and these arguments, or undefined when it did not. */
+function targetType(info: GraphQLResolveInfo, field: RelationField): GraphQLObjectType {
+  return info.schema.getType(field.target.type) as GraphQLObjectType;
+}
+
+/** The value the root read expanded for this reverse field and these arguments, or undefined when it did not. */
 function expandedValue(
   field: RelationField,
   parent: DataRecord,
@@ -85,29 +109,14 @@ function expandedValue(
   maxJsonDepth: number,
 ): unknown {
   if (!planned) return undefined;
-  const value = parent[field.relation.name];
-  switch (field.role) {
-    case 'record':
-      return value === undefined || typeof value === 'object' ? (value ?? null) : undefined;
-    case 'records':
-      return value == null ? [] : Array.isArray(value) && value.every((v) => typeof v === 'object') ? value : undefined;
-    case 'list':
-      return planned.list === reverseListOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
-    case 'count':
-      return planned.count === reverseCountOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
-  }
+  if (field.role === 'list') return planned.list === reverseListOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
+  return planned.count === reverseCountOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
 }
 
-/** The field's value on a record whose relation the engine expanded. */
+/** A reverse field's value on a record whose relation the engine expanded. */
 function valueOf(field: RelationField, record: DataRecord): unknown {
   const name = field.relation.name;
-  if (field.role === 'record') return record[name] ?? null;
-  if (field.role === 'count') return record[`${name}@count`] ?? 0;
-  return record[name] ?? [];
-}
-
-function idOf(value: unknown): unknown {
-  return value && typeof value === 'object' ? (value as DataRecord).id : value;
+  return field.role === 'count' ? (record[`${name}@count`] ?? 0) : (record[name] ?? []);
 }
 
 function scopeOf(info: GraphQLResolveInfo): SelectionScope {

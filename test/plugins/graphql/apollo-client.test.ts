@@ -50,7 +50,9 @@ describe('GraphQL through Apollo Client', () => {
     const client = clientAs(USERS.admin);
     const { data, error } = await client.query({ query: PROJECTS, variables: { top: 1, status: '{"status": "todo"}' } });
     expect(error).to.equal(undefined);
-    expect((data as any).projectList.map((p: any) => [p.name, p.account_record.name, p.tasks.map((t: any) => t.title), p.tasks_count])).to.deep.equal([
+    expect(
+      (data as any).projectList.map((p: any) => [p.name, p.account_record.name, p.tasks.map((t: any) => t.title), p.tasks_count]),
+    ).to.deep.equal([
       ['Apollo Website Relaunch', 'Acme Corporation', ['Plan the launch'], 1],
       ['Gemini Plant Monitoring', 'Globex Industries', ['Kick-off meeting with Globex'], 1],
       ['Mercury Ledger Migration', 'Initech', [], 0],

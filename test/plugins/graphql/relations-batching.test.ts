@@ -63,12 +63,18 @@ describe('GraphQL relationships: one query per relation and level, across dataso
   async function addAuthors(from: number, to: number): Promise<void> {
     const request = { user: USERS.admin };
     const engine = s.kernel.engine;
-    if (from === 0) await engine.repo('shelf', request).createMany([{ id: 'sh-a', label: 'A' }, { id: 'sh-b', label: 'B' }]);
+    if (from === 0)
+      await engine.repo('shelf', request).createMany([
+        { id: 'sh-a', label: 'A' },
+        { id: 'sh-b', label: 'B' },
+      ]);
     for (let i = from; i < to; i++) {
       await engine.repo('author', request).create({ id: `au-${String(i).padStart(2, '0')}`, name: `Author ${i}` });
-      await engine.repo('book', request).createMany(
-        [0, 1, 2].map((j) => ({ title: `Book ${i}.${j}`, author: `au-${String(i).padStart(2, '0')}`, shelf: j % 2 ? 'sh-b' : 'sh-a' })),
-      );
+      await engine
+        .repo('book', request)
+        .createMany(
+          [0, 1, 2].map((j) => ({ title: `Book ${i}.${j}`, author: `au-${String(i).padStart(2, '0')}`, shelf: j % 2 ? 'sh-b' : 'sh-a' })),
+        );
     }
   }
 

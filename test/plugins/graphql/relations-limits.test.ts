@@ -30,15 +30,16 @@ describe('GraphQL relationships: depth limits', () => {
   const run = (query: string) => gql(s, query, undefined, USERS.admin);
 
   it('runs relations as deep as limits.maxExpandDepth and refuses one more with EXPAND_DEPTH_EXCEEDED', async () => {
-    const two = await run('{ account(id: "acc-acme") { projects { tasks(top: 1) { title } } } }');
-    expect(two.body).to.deep.equal({ data: { account: { projects: [{ tasks: [{ title: 'Design the new landing page' }] }] } } });
+    const two = await run('{ account(id: "acc-acme") { projects { tasks(top: 1, sort: "title") { title } } } }');
+    expect(two.body).to.deep.equal({ data: { account: { projects: [{ tasks: [{ title: 'Build the content API' }] }] } } });
     const three = await run('{ account(id: "acc-acme") { projects { tasks { project_record { id } } } } }');
     expect(three.status).to.equal(200);
     expect(three.body.errors[0].extensions).to.deep.equal({ code: 'EXPAND_DEPTH_EXCEEDED', details: { max_depth: 2 } });
-    expect(three.body.data.account).to.equal(null);
+    expect(three.body.errors[0].path).to.deep.equal(['account', 'projects', 0, 'tasks', 0, 'project_record']);
+    expect(three.body.data.account.projects[0].tasks[0].project_record).to.equal(null);
   });
 
-  it('counts the depth from the root for an alias the batch loader reads', async () => {
+  it('counts the depth from the root for what the batch loader reads (an alias with other arguments, a related record)', async () => {
     const within = await run('{ account(id: "acc-acme") { projects { a: tasks(top: 1) { id } b: tasks(top: 2) { id } } } }');
     expect(within.body.errors).to.equal(undefined);
     expect(within.body.data.account.projects[0].b).to.have.length(2);
@@ -46,7 +47,7 @@ describe('GraphQL relationships: depth limits', () => {
       '{ account(id: "acc-acme") { projects { a: tasks(top: 1) { id } b: tasks(top: 2) { project_record { id } } } } }',
     );
     expect(beyond.body.errors[0].extensions.code).to.equal('EXPAND_DEPTH_EXCEEDED');
-    expect(beyond.body.errors[0].path).to.deep.equal(['account', 'projects', 0, 'b']);
+    expect(beyond.body.errors[0].path).to.deep.equal(['account', 'projects', 0, 'b', 0, 'project_record']);
   });
 
   it("refuses a document nested deeper than the plugin's maxDepth before anything runs", async () => {
@@ -58,7 +59,10 @@ describe('GraphQL relationships: depth limits', () => {
 
 describe('GraphQL relationships: generated names', () => {
   const def = (name: string, fields: Record<string, object>): ObjectDefinition =>
-    ({ name, fields: { id: { name: 'id', type: 'text' }, ...Object.fromEntries(Object.entries(fields).map(([n, f]) => [n, { name: n, ...f }])) } }) as any;
+    ({
+      name,
+      fields: { id: { name: 'id', type: 'text' }, ...Object.fromEntries(Object.entries(fields).map(([n, f]) => [n, { name: n, ...f }])) },
+    }) as any;
   const fieldsOf = (objects: ObjectDefinition[]) => relationFieldsOf(objects, namesOf(objects));
 
   it('names the related record, the reverse list and its count by the rule', () => {
@@ -85,11 +89,16 @@ describe('GraphQL relationships: generated names', () => {
   });
 
   it('stops on a generated name that is a field, or another generated name, naming both', () => {
-    expect(() => fieldsOf([def('owner', {}), def('thing', { owner: { type: 'lookup', reference_to: 'owner' }, owner_record: { type: 'text' } })])).to.throw(
+    expect(() =>
+      fieldsOf([def('owner', {}), def('thing', { owner: { type: 'lookup', reference_to: 'owner' }, owner_record: { type: 'text' } })]),
+    ).to.throw(
       "Plugin 'graphql': the related record of lookup 'thing.owner' maps to the field 'owner_record' of type 'Thing', which field 'owner_record' of object 'thing' maps to as well",
     );
     expect(() =>
-      fieldsOf([def('owner', { things_count: { type: 'number' } }), def('thing', { owner: { type: 'lookup', reference_to: 'owner', related_name: 'things' } })]),
+      fieldsOf([
+        def('owner', { things_count: { type: 'number' } }),
+        def('thing', { owner: { type: 'lookup', reference_to: 'owner', related_name: 'things' } }),
+      ]),
     ).to.throw(
       "the count of the reverse relation 'things' (from 'thing.owner') maps to the field 'things_count' of type 'Owner', which field 'things_count' of object 'owner' maps to as well",
     );

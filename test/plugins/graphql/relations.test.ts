@@ -61,13 +61,16 @@ describe('GraphQL relationships as nested objects', () => {
   });
 
   it('answers the related record under <lookup>_record, nested, with the lookup still its id', async () => {
-    const data = await ok(
-      '{ task(id: "tsk-apollo-api") { title project project_record { id name account account_record { name } } } }',
-    );
+    const data = await ok('{ task(id: "tsk-apollo-api") { title project project_record { id name account account_record { name } } } }');
     expect(data.task).to.deep.equal({
       title: 'Build the content API',
       project: 'prj-apollo',
-      project_record: { id: 'prj-apollo', name: 'Apollo Website Relaunch', account: 'acc-acme', account_record: { name: 'Acme Corporation' } },
+      project_record: {
+        id: 'prj-apollo',
+        name: 'Apollo Website Relaunch',
+        account: 'acc-acme',
+        account_record: { name: 'Acme Corporation' },
+      },
     });
   });
 
@@ -115,10 +118,17 @@ describe('GraphQL relationships as nested objects', () => {
   });
 
   it('follows both directions as deep as asked: account → projects → tasks → project', async () => {
-    const data = await ok('{ account(id: "acc-acme") { name projects { name tasks(sort: "title", top: 1) { title project_record { name } } } } }');
+    const data = await ok(
+      '{ account(id: "acc-acme") { name projects { name tasks(sort: "title", top: 1) { title project_record { name } } } } }',
+    );
     expect(data.account).to.deep.equal({
       name: 'Acme Corporation',
-      projects: [{ name: 'Apollo Website Relaunch', tasks: [{ title: 'Build the content API', project_record: { name: 'Apollo Website Relaunch' } }] }],
+      projects: [
+        {
+          name: 'Apollo Website Relaunch',
+          tasks: [{ title: 'Build the content API', project_record: { name: 'Apollo Website Relaunch' } }],
+        },
+      ],
     });
   });
 
