@@ -61,6 +61,7 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
   const db = await connect(store);
   // The same order as ObjectQL's: nulls lowest (PostgreSQL's own default puts them highest).
   const [asc, desc] = store === 'postgres' ? ['ASC NULLS FIRST', 'DESC NULLS LAST'] : ['ASC', 'DESC'];
+  const countOf = async (table: string) => Number((await db.query(`SELECT COUNT(*) AS n FROM ${table}`, []))[0].n);
   const count = async (where: string, params: unknown[]) =>
     Number((await db.query(`SELECT COUNT(*) AS n FROM bench_item ${where}`, params))[0].n);
   const handlers: Record<string, (b: { args: unknown }) => Promise<unknown>> = {
@@ -76,6 +77,18 @@ export async function startSqlBaseline(store: Store): Promise<{ url: string; clo
       const cats = await db.query(`SELECT id, name FROM bench_category WHERE id IN (${ids.map(() => '?').join(',')})`, ids);
       const byId = new Map(cats.map((c) => [c.id, c]));
       return { items: items.map((i) => ({ ...i, category: byId.get(i.category) ?? null })), meta: { total: await count('', []) } };
+    },
+    // One window-function query for the children of every category on the page, as the SQL driver pages per group.
+    'one-to-many': async () => {
+      const cats = await db.query(`SELECT * FROM bench_category ORDER BY name ${asc} LIMIT 20`, []);
+      const ids = cats.map((c) => c.id as string);
+      const rows = await db.query(
+        `SELECT id, name, amount, category FROM (SELECT id, name, amount, category, ROW_NUMBER() OVER (PARTITION BY category ORDER BY amount ${desc}, id) AS rn FROM bench_item WHERE category IN (${ids.map(() => '?').join(',')})) t WHERE rn <= 5`,
+        ids,
+      );
+      const byCat = new Map<unknown, unknown[]>();
+      for (const r of rows) byCat.set(r.category, [...(byCat.get(r.category) ?? []), { id: r.id, name: r.name, amount: r.amount }]);
+      return { items: cats.map((c) => ({ ...c, items: byCat.get(c.id) ?? [] })), meta: { total: await countOf('bench_category') } };
     },
     'group-by': async () => ({
       items: await db.query('SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM bench_item GROUP BY status', []),

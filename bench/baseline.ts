@@ -35,6 +35,21 @@ export async function startBaseline(data: BenchData): Promise<{ url: string; clo
         meta: { total: data.items.length },
       };
     },
+    'one-to-many': () => {
+      const cats = [...data.categories].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 20);
+      const wanted = new Set(cats.map((c) => c.id));
+      const children = new Map<string, Item[]>();
+      for (const i of [...data.items].sort((a, b) => b.amount - a.amount || (a.id < b.id ? -1 : 1))) {
+        if (!wanted.has(i.category)) continue;
+        const list = children.get(i.category) ?? [];
+        if (list.length < 5) list.push(i);
+        children.set(i.category, list);
+      }
+      return {
+        items: cats.map((c) => ({ ...c, items: (children.get(c.id) ?? []).map((i) => ({ id: i.id, name: i.name, amount: i.amount })) })),
+        meta: { total: data.categories.length },
+      };
+    },
     'group-by': () => {
       const groups = new Map<string, { status: string; n: number; total: number }>();
       for (const i of data.items) {

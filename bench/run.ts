@@ -1,13 +1,13 @@
 /**
- * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / group-by / create,
+ * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / one-to-many / group-by / create,
  * through ObjectQL's JSON-RPC, REST, OData V4 and GraphQL, against each store (BENCH_STORES: memory, sqlite,
  * postgres), each beside a bare node:http baseline doing the same work by hand (plain arrays, or
  * the equivalent prepared SQL) on the same data, in the same run. Each server runs in a process of
  * its own and is warmed up first. Reports requests/s and p99 latency, and ObjectQL's throughput as a
  * ratio of the baseline's, per protocol ('—' where a protocol has no such request: REST has no
- * count route, OData no group-by since the plugin does not support $apply, GraphQL no count,
- * group-by or expand since its schema has no aggregates and relationships are ids); then pages through
- * every row while sampling the server's memory.
+ * count route), and what each protocol's form costs beside JSON-RPC's (nested GraphQL and OData
+ * $expand/$apply against JSON-RPC's expand and groupBy); then pages through every row while
+ * sampling the server's memory.
  * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
  */
 import autocannon from 'autocannon';
@@ -124,6 +124,7 @@ async function benchStore(store: Store): Promise<void> {
     /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
     const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) =>
       request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined;
+    const costs: string[] = [];
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
       const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
@@ -148,7 +149,12 @@ async function benchStore(store: Store): Promise<void> {
       console.log(
         `| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(g)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${ratio(g)} | ${p99} |`,
       );
+      const cost = (m: Measure | undefined) => (m && m.rps > 0 ? (o.rps / m.rps).toFixed(2) : '—');
+      costs.push(`| ${s.name} | ${cost(r)} | ${cost(od)} | ${cost(g)} |`);
     }
+    console.log("\nCost of each form beside JSON-RPC's for the same query (JSON-RPC req/s ÷ its req/s; 1.00 = the same):\n");
+    console.log('| scenario | REST | OData | GraphQL |\n|---|---:|---:|---:|');
+    for (const line of costs) console.log(line);
     // Latency without queueing: one client alone, on the list (the page plus its total).
     const list = SCENARIOS[0];
     const alone = async (url: string, request: HttpRequest) => load(url, request, Math.min(SECONDS, 3), 1);

@@ -29,12 +29,9 @@ export interface Scenario {
   rpc(d: BenchData): unknown;
   /** Absent where REST has no such request (it has no count route). */
   rest?(d: BenchData): HttpRequest;
-  /** Absent where OData has no such request (the plugin does not support $apply, so no group-by). */
+  /** Absent where OData has no such request. */
   odata?(d: BenchData): HttpRequest;
-  /**
-   * The body POSTed to the GraphQL endpoint. Absent where the schema has no such request: no count
-   * or aggregate query, and relationships are ids, not nested objects, so no expand (spec: GraphQL API).
-   */
+  /** The body POSTed to the GraphQL endpoint. Absent where the schema has no such request. */
   graphql?(d: BenchData): GraphQLRequest;
 }
 
@@ -73,6 +70,11 @@ const LIST = {
   top: 20,
 };
 const mid = (d: BenchData) => d.items[Math.floor(d.items.length / 2)].id;
+const ONE_TO_MANY = {
+  top: 20,
+  sort: 'name',
+  expand: { bench_item_by_category: { fields: ['name', 'amount'], sort: '-amount', top: 5 } },
+};
 const NEW_ITEM = { name: 'New item', status: 'open', amount: 42, category: 'cat-7' };
 const GROUP = {
   groupBy: ['status'],
@@ -110,6 +112,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'count',
     rpc: () => ({ op: 'count', object: 'bench_item', args: { filters: [['status', '=', 'closed']] } }),
     odata: () => ({ method: 'GET', path: `/bench_item/$count?${oq({ $filter: "status eq 'closed'" })}` }),
+    graphql: () => ({
+      query: 'query Count($where: Bench_itemFilter) { bench_itemCount(where: $where) }',
+      variables: { where: { status: { eq: 'closed' } } },
+    }),
   },
   {
     name: 'expand',
@@ -124,11 +130,36 @@ export const SCENARIOS: Scenario[] = [
       method: 'GET',
       path: `/bench_item?${oq({ $top: '50', $orderby: 'name', $expand: 'category_nav($select=name)', $count: 'true' })}`,
     }),
+    // The related record is the field `category_record` beside the id (docs/graphql.md); the list carries no total.
+    graphql: () => ({
+      query: `query Expand($top: Int, $sort: String) { bench_itemList(top: $top, sort: $sort) { ${ITEM_FIELDS} category_record { id name } } }`,
+      variables: { top: 50, sort: 'name' },
+    }),
+  },
+  // Each category of a page with its five largest items: the one-to-many relation `bench_item_by_category`
+  // (no related_name in bench/metadata), paged per category in one query.
+  {
+    name: 'one-to-many',
+    rpc: () => ({ op: 'find', object: 'bench_category', args: ONE_TO_MANY }),
+    rest: () => ({ method: 'GET', path: `/bench_category?${q({ top: 20, sort: 'name', expand: ONE_TO_MANY.expand })}` }),
+    odata: () => ({
+      method: 'GET',
+      path: `/bench_category?${oq({ $top: '20', $orderby: 'name', $expand: 'bench_item_by_category($select=name,amount;$orderby=amount desc;$top=5)', $count: 'true' })}`,
+    }),
+    graphql: () => ({
+      query:
+        'query OneToMany { bench_categoryList(top: 20, sort: "name") { id name bench_item_by_category(top: 5, sort: "-amount") { id name amount } } }',
+    }),
   },
   {
     name: 'group-by',
     rpc: () => ({ op: 'find', object: 'bench_item', args: GROUP }),
     rest: () => ({ method: 'GET', path: `/bench_item?${q({ groupBy: 'status', aggregate: GROUP.aggregate })}` }),
+    odata: () => ({
+      method: 'GET',
+      path: `/bench_item?${oq({ $apply: 'groupby((status),aggregate($count as n,amount with sum as total))' })}`,
+    }),
+    graphql: () => ({ query: '{ bench_itemAggregate(groupBy: [status]) { group { status } count sum { amount } } }' }),
   },
   {
     name: 'create',

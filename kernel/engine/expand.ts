@@ -8,6 +8,7 @@ import { ObjectQLError } from '../errors';
 import { andFilters } from '../query/ast';
 import { assertAllowed } from './permissions';
 import { checkFields, checkRequestFilter, checkSort, fieldOf } from './query-check';
+import { sortThrough } from './sort-through';
 import type { ObjectRepository } from './repository';
 import type { DataRecord, ExpandOptions } from './types';
 import type { RequestFilter } from '../query/ast';
@@ -98,7 +99,7 @@ function checkOptions(target: ObjectRepository, name: string, options: ExpandOpt
     checkFields(options.fields, env);
     const filter = andFilters(target.parseFilters(options.filters), options.filter);
     if (filter) checkRequestFilter(filter, env);
-    checkSort(options.sort, env);
+    checkSort(options.sort, env, undefined, (path, dir) => sortThrough(target, path, dir));
   } catch (err) {
     if (err instanceof ObjectQLError) throw new ObjectQLError(err.code, `expand.${name}: ${err.message}`, err.details);
     throw err;

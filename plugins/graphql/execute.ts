@@ -11,6 +11,9 @@
  *
  * Refused before that (refusal()): another method, 405 with `Allow: GET, POST`; a POST whose body
  * is not declared as JSON, 415 (GraphQL over HTTP), with the protocol layer's message.
+ *
+ * A hash of Apollo's persisted queries stands for its query (persisted-queries.ts): unknown,
+ * 200 with PERSISTED_QUERY_NOT_FOUND; a query sent with its hash is kept once it is checked.
  */
 import { execute, OperationTypeNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { ObjectQLError } from '../../kernel';
@@ -18,6 +21,7 @@ import { assertJsonTextDepth, assertValueDepth, jsonBodyProblem } from '../../ke
 import type { GraphQLContext } from './context';
 import { operationOf, type Documents } from './document';
 import { DOCUMENT_CODES, formatError, type Log } from './errors';
+import { resolvePersisted, type PersistedQueries } from './persisted-queries';
 
 export interface GraphQLHttpRequest {
   method: 'GET' | 'POST';
@@ -36,6 +40,8 @@ export interface Executor {
   /** The documents checked against `schema`. */
   documents: Documents;
   log: Log;
+  /** Apollo's persisted queries: the plugin's settings and store. */
+  persisted?: PersistedQueries;
 }
 
 /** The answer to a request the endpoint does not read at all, or undefined. Header names in lower case. */
@@ -51,10 +57,20 @@ export function refusal(method: string, headers: Readonly<Record<string, string 
 }
 
 export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context: GraphQLContext): Promise<GraphQLHttpResponse> {
-  const params = readParams(req, ex.documents.limits.maxJsonDepth);
+  const maxJsonDepth = ex.documents.limits.maxJsonDepth;
+  let sent = req.params;
+  let remember: (() => void) | undefined;
+  if (ex.persisted && typeof sent === 'object' && sent !== null && !Array.isArray(sent)) {
+    const outcome = resolvePersisted(sent as Record<string, unknown>, ex.persisted, maxJsonDepth);
+    if ('answer' in outcome) return failure(outcome.answer.status, outcome.answer.message, outcome.answer.code, outcome.answer.details);
+    sent = outcome.params;
+    remember = outcome.remember;
+  }
+  const params = readParams({ method: req.method, params: sent }, maxJsonDepth);
   if ('error' in params) return failure(400, params.error, 'INVALID_REQUEST', params.details);
   const checked = ex.documents.check(params.query);
   if ('errors' in checked) return { status: 400, body: { errors: checked.errors.map((e) => formatError(e, ex.log, checked.code)) } };
+  remember?.();
   const document = checked.document;
   const operation = operationOf(document, params.operationName);
   if ('problem' in operation) return failure(400, operation.problem, 'INVALID_REQUEST');

@@ -19,6 +19,10 @@ import { collectSubfields } from 'graphql/execution/collectFields';
 import type { DataRecord, ExpandOptions } from '../../kernel';
 import type { RelationField, RelationFields } from './relations-sdl';
 import { listFindOptions, type ListArgs, type SelectionReader } from './resolvers';
+import { withTypedArgs, type TypedArgs, type TypedQuery } from './typed-args';
+
+/** The arguments of a reverse list or count field. */
+export type RelationArgs = ListArgs & TypedArgs;
 
 /** Expand options of a relation, reverse ones included (the kernel's contract: skip, count). */
 export type RelationExpand = ExpandOptions & { skip?: number; count?: boolean; expand?: Record<string, RelationExpand> };
@@ -77,27 +81,6 @@ interface AccumulatedRelation {
   child: Accumulated;
 }
 
-/** The options a reverse list field's arguments ask for: the list query's own rule (listFindOptions). */
-export function reverseListOptions(args: ListArgs, maxJsonDepth: number): ReverseOptions {
-  const find = listFindOptions(args, [], maxJsonDepth);
-  const options: RelationExpand = {};
-  if (find.top !== undefined) options.top = find.top;
-  if (find.skip !== undefined) options.skip = find.skip;
-  if (find.filters !== undefined) options.filters = find.filters;
-  if (find.filter !== undefined) options.filter = find.filter;
-  if (find.sort !== undefined) options.sort = find.sort;
-  return { key: JSON.stringify(options), options, fields: find.fields ?? [] };
-}
-
-/** The options a reverse count field's arguments ask for: the list's filter arguments. */
-export function reverseCountOptions(args: ListArgs, maxJsonDepth: number): ReverseOptions {
-  const find = listFindOptions({ filters: args.filters }, [], maxJsonDepth);
-  const options: RelationExpand = {};
-  if (find.filters !== undefined) options.filters = find.filters;
-  if (find.filter !== undefined) options.filter = find.filter;
-  return { key: JSON.stringify(options), options, fields: [] };
-}
-
 /** The key a list's filter would have as a count: a list and a count share one expand when they filter alike. */
 function filterKey(options: RelationExpand): string {
   const only: RelationExpand = {};
@@ -110,7 +93,32 @@ export class SelectionPlanner {
   constructor(
     private readonly relations: RelationFields,
     private readonly maxJsonDepth: number,
+    /** What typed `where` and `orderBy` arguments compile against (typed-schema.ts). */
+    private readonly typed?: TypedQuery,
   ) {}
+
+  /** The options a reverse list field's arguments ask for: the list query's own rules (listFindOptions, withTypedArgs). */
+  reverseList(field: RelationField, args: RelationArgs): ReverseOptions {
+    const listed = listFindOptions(args, [], this.maxJsonDepth);
+    const find = this.typed ? withTypedArgs(field.relation.target, listed, args, this.typed) : listed;
+    const options: RelationExpand = {};
+    if (find.top !== undefined) options.top = find.top;
+    if (find.skip !== undefined) options.skip = find.skip;
+    if (find.filters !== undefined) options.filters = find.filters;
+    if (find.filter !== undefined) options.filter = find.filter;
+    if (find.sort !== undefined) options.sort = find.sort;
+    return { key: JSON.stringify(options), options, fields: find.fields ?? [] };
+  }
+
+  /** The options a reverse count field's arguments ask for: the list's filter arguments. */
+  reverseCount(field: RelationField, args: RelationArgs): ReverseOptions {
+    const listed = listFindOptions({ filters: args.filters }, [], this.maxJsonDepth);
+    const find = this.typed ? withTypedArgs(field.relation.target, listed, { where: args.where }, this.typed) : listed;
+    const options: RelationExpand = {};
+    if (find.filters !== undefined) options.filters = find.filters;
+    if (find.filter !== undefined) options.filter = find.filter;
+    return { key: JSON.stringify(options), options, fields: [] };
+  }
 
   /** The read of what `nodes` select on `type`. */
   read(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): SelectionRead {
@@ -119,12 +127,12 @@ export class SelectionPlanner {
   }
 
   /** The read of one reverse relation of a parent, as the batch loader makes it: the parent's id and that relation expanded. */
-  readReverse(scope: SelectionScope, field: RelationField, nodes: readonly FieldNode[], args: ListArgs): SelectionRead {
+  readReverse(scope: SelectionScope, field: RelationField, nodes: readonly FieldNode[], args: RelationArgs): SelectionRead {
     const child: Accumulated = { fields: new Set(['id']), relations: new Map() };
     const planned: AccumulatedRelation = { child };
-    if (field.role === 'count') planned.count = reverseCountOptions(args, this.maxJsonDepth);
+    if (field.role === 'count') planned.count = this.reverseCount(field, args);
     else {
-      planned.list = reverseListOptions(args, this.maxJsonDepth);
+      planned.list = this.reverseList(field, args);
       for (const f of planned.list.fields) child.fields.add(f);
       this.accumulate(scope, scope.schema.getType(field.target.type) as GraphQLObjectType, nodes, child);
     }
@@ -153,16 +161,16 @@ export class SelectionPlanner {
         planned = { child: { fields: new Set(['id']), relations: new Map() } };
         into.relations.set(key, planned);
       }
-      const args = () => getArgumentValues(type.getFields()[name], group[0], scope.variableValues) as ListArgs;
+      const args = () => getArgumentValues(type.getFields()[name], group[0], scope.variableValues) as RelationArgs;
       if (field.role === 'list') {
-        const list = reverseListOptions(args(), this.maxJsonDepth);
+        const list = this.reverseList(field, args());
         if (!planned.list && (!planned.count || planned.count.key === filterKey(list.options))) planned.list = list;
         // Another argument set: its resolver loads it on its own.
         if (planned.list?.key !== list.key) continue;
         for (const f of list.fields) planned.child.fields.add(f);
         this.accumulate(scope, target, group, planned.child);
       } else {
-        const count = reverseCountOptions(args(), this.maxJsonDepth);
+        const count = this.reverseCount(field, args());
         if (!planned.count && (!planned.list || filterKey(planned.list.options) === count.key)) planned.count = count;
       }
     }

@@ -9,8 +9,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
-import { definePlugin, type Kernel, type ObjectDefinition } from '../../kernel';
+import { definePlugin, toObjectQLError, type Kernel, type ObjectDefinition } from '../../kernel';
 import type { GraphQLPluginApi, SubscriptionsModule } from './api';
+import { batchProblem, executeBatch, type BatchResponse } from './batch';
 import { SchemaCache } from './cache';
 import { contextFor } from './context';
 import { kernelErrorBody } from './errors';
@@ -19,6 +20,7 @@ import { mountGraphiQL } from './graphiql';
 import { parseOptions, type GraphQLOptions } from './options';
 import { queryLimits } from './limits';
 import { listenOnGraphQLPort, STANDALONE_PATH, type OwnPort } from './own-port';
+import { persistedQueries } from './persisted-queries';
 import { buildSchema, type SchemaContributor } from './schema';
 import { createSubscriptions } from './subscriptions';
 
@@ -58,6 +60,8 @@ export default definePlugin((options: GraphQLOptions = {}) => {
   let endpoint = settings.path;
   let own: OwnPort | undefined;
   const contributors: SchemaContributor[] = [];
+  /** Apollo's persisted queries: this instance's store (one per kernel). */
+  const persisted = persistedQueries(settings.persistedQueries);
   const modules: SubscriptionsModule[] = [];
   /** With `port`, only requests that came in on it are served (the kernel's own server does not serve GraphQL then). */
   const served = (req: IncomingMessage) => settings.port === undefined || own?.received(req) === true;
@@ -80,12 +84,17 @@ export default definePlugin((options: GraphQLOptions = {}) => {
   }
 
   async function serve(req: Request, res: Response): Promise<void> {
-    const response = refusal(req.method, req.headers) ?? (await run(req));
-    if (response.headers) res.set(response.headers);
+    const refused = refusal(req.method, req.headers);
+    const response: GraphQLHttpResponse | BatchResponse =
+      refused ??
+      (req.method === 'POST' && Array.isArray(req.body)
+        ? await runBatch(req, res, req.body as unknown[])
+        : await run(req, req.method === 'GET' ? req.query : req.body));
+    if ('headers' in response && response.headers) res.set(response.headers);
     res.status(response.status).json(response.body);
   }
 
-  function run(req: Request): Promise<GraphQLHttpResponse> {
+  function run(req: Request, params: unknown): Promise<GraphQLHttpResponse> {
     const current = cache.get();
     const ctx = kernel.http.context(req);
     return executeHttp(
@@ -93,9 +102,30 @@ export default definePlugin((options: GraphQLOptions = {}) => {
         schema: current.schema,
         documents: current.documents,
         log: (err, message) => (req.log ?? kernel.logger).error({ err }, message),
+        persisted,
       },
-      { method: req.method === 'GET' ? 'GET' : 'POST', params: req.method === 'GET' ? req.query : req.body },
+      { method: req.method === 'GET' ? 'GET' : 'POST', params },
       contextFor(ctx.user, ctx),
+    );
+  }
+
+  /** A batch: every operation after the first passes the kernel's `request` hook again (the rate limiter counts each). */
+  async function runBatch(req: Request, res: Response, items: unknown[]): Promise<GraphQLHttpResponse | BatchResponse> {
+    const problem = batchProblem(items, settings.batching);
+    if (problem) return problem;
+    return executeBatch(
+      items,
+      (item) => run(req, item),
+      async () => {
+        try {
+          await kernel.hooks.request.promise(req, res);
+          return undefined;
+        } catch (err) {
+          const error = toObjectQLError(err);
+          if (error.code === 'INTERNAL_ERROR') (req.log ?? kernel.logger).error({ err }, 'GraphQL batch: the request hook failed');
+          return { status: error.status, body: kernelErrorBody(error) };
+        }
+      },
     );
   }
 

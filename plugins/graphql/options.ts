@@ -15,6 +15,34 @@ const count = z
   .int({ error: 'must be a positive integer' })
   .positive({ error: 'must be a positive integer' });
 
+const PERSISTED_DEFAULTS = { maxEntries: 1000, maxQueryLength: 10_000 };
+const BATCH_DEFAULTS = { maxBatchSize: 10 };
+
+/** Apollo automatic persisted queries (persisted-queries.ts): on by default, a bounded store per kernel. */
+const persistedQueries = z.union(
+  [
+    flag,
+    z.strictObject(
+      {
+        /** Queries kept by hash; the least recently used goes first. */
+        maxEntries: count.default(PERSISTED_DEFAULTS.maxEntries),
+        /** Longer query texts run but are not kept. */
+        maxQueryLength: count.default(PERSISTED_DEFAULTS.maxQueryLength),
+      },
+      { error: 'must be true, false or {maxEntries?, maxQueryLength?}' },
+    ),
+  ],
+  { error: 'must be true, false or {maxEntries?, maxQueryLength?}' },
+);
+
+/** Array-batched requests (batch.ts): on by default, at most `maxBatchSize` operations per request. */
+const batching = z.union(
+  [flag, z.strictObject({ maxBatchSize: count.default(BATCH_DEFAULTS.maxBatchSize) }, { error: 'must be true, false or {maxBatchSize?}' })],
+  {
+    error: 'must be true, false or {maxBatchSize?}',
+  },
+);
+
 const isPubSub = (v: unknown): v is PubSub =>
   typeof v === 'object' &&
   v !== null &&
@@ -47,19 +75,37 @@ const schema = z.strictObject(
     maxSelections: count.default(1000),
     /** The operation's estimated cost, a list's selections multiplied by its rows (top, or the kernel's defaultTop). */
     maxCost: count.default(50_000),
+    persistedQueries: persistedQueries.default(true),
+    batching: batching.default(true),
     pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
   },
   {
     error:
       'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, ' +
-      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, pubsub?}',
+      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, persistedQueries?, batching?, pubsub?}',
   },
 );
 
 export type GraphQLOptions = z.input<typeof schema>;
-export type GraphQLSettings = z.output<typeof schema>;
+type Parsed = z.output<typeof schema>;
 
-/** The options with their defaults, or a PluginError naming every wrong key. */
+/** The persisted-query store's bounds; `false` when they are off. */
+export type PersistedQuerySettings = false | { maxEntries: number; maxQueryLength: number };
+/** The batch bound; `false` when batches are refused. */
+export type BatchSettings = false | { maxBatchSize: number };
+
+export interface GraphQLSettings extends Omit<Parsed, 'persistedQueries' | 'batching'> {
+  persistedQueries: PersistedQuerySettings;
+  batching: BatchSettings;
+}
+
+/** The options with their defaults (true: the defaults of an object), or a PluginError naming every wrong key. */
 export function parseOptions(options: unknown): GraphQLSettings {
-  return parsePluginOptions('graphql', schema, options);
+  const parsed = parsePluginOptions('graphql', schema, options);
+  const { persistedQueries: pq, batching: b } = parsed;
+  return {
+    ...parsed,
+    persistedQueries: pq === true ? { ...PERSISTED_DEFAULTS } : pq,
+    batching: b === true ? { ...BATCH_DEFAULTS } : b,
+  };
 }

@@ -20,19 +20,17 @@ import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type
 import type { GraphQLContext } from './context';
 import {
   expandDepth,
-  reverseCountOptions,
-  reverseListOptions,
   settle,
   settledOf,
+  type RelationArgs,
   type SelectionPlanner,
   type SelectionRead,
   type SelectionScope,
 } from './expand-from-selection';
 import type { RelationField, RelationFields } from './relations-sdl';
-import type { ListArgs } from './resolvers';
 import type { ResolverMap } from './schema';
 
-type Resolver = (parent: DataRecord, args: ListArgs, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
+type Resolver = (parent: DataRecord, args: RelationArgs, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
 
 /** The resolvers of every relation field, by type name. */
 export function relationResolvers(engine: DataEngine, relations: RelationFields, planner: SelectionPlanner): ResolverMap {
@@ -76,7 +74,7 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
     const key = field.relation.name;
     return async (parent, args, context, info) => {
       const settled = settledOf(parent);
-      const expanded = expandedValue(field, parent, args, settled.level.relations.get(key), engine.limits.maxJsonDepth);
+      const expanded = expandedValue(field, parent, args, settled.level.relations.get(key), planner);
       if (expanded !== undefined) return expanded;
       const read = planner.readReverse(scopeOf(info), field, info.fieldNodes, args);
       assertDepth(settled.depth, read);
@@ -104,13 +102,13 @@ function targetType(info: GraphQLResolveInfo, field: RelationField): GraphQLObje
 function expandedValue(
   field: RelationField,
   parent: DataRecord,
-  args: ListArgs,
+  args: RelationArgs,
   planned: { list?: string; count?: string } | undefined,
-  maxJsonDepth: number,
+  planner: SelectionPlanner,
 ): unknown {
   if (!planned) return undefined;
-  if (field.role === 'list') return planned.list === reverseListOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
-  return planned.count === reverseCountOptions(args, maxJsonDepth).key ? valueOf(field, parent) : undefined;
+  if (field.role === 'list') return planned.list === planner.reverseList(field, args).key ? valueOf(field, parent) : undefined;
+  return planned.count === planner.reverseCount(field, args).key ? valueOf(field, parent) : undefined;
 }
 
 /** A reverse field's value on a record whose relation the engine expanded. */

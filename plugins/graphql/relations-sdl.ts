@@ -80,17 +80,11 @@ export function relationFieldsOf(objects: readonly ObjectDefinition[], names: re
   return out;
 }
 
-/**
- * The arguments of a reverse relation's count: the filter arguments of the target's list.
- * (Where typed filter arguments are added to the list, add them here too, and to countOptions.)
- */
-export function countArgs(target: ObjectNames): string {
-  void target;
-  return 'filters: String';
-}
+/** The arguments a relation's target takes beyond the spec's: the typed list arguments, and the count's (typed-schema.ts). */
+export type ArgumentsOf = (object: string) => { list: string; count: string };
 
 /** The SDL lines the relation fields add to their type. */
-export function relationSdl(fields: ReadonlyMap<string, RelationField> | undefined): string[] {
+export function relationSdl(fields: ReadonlyMap<string, RelationField> | undefined, argumentsOf: ArgumentsOf): string[] {
   return [...(fields?.values() ?? [])].map((f) => {
     const { relation, target } = f;
     switch (f.role) {
@@ -101,10 +95,10 @@ export function relationSdl(fields: ReadonlyMap<string, RelationField> | undefin
       case 'list':
         return (
           `  ${JSON.stringify(`The ${relation.target} records whose '${relation.field}' points at this ${f.object}; the arguments of ${target.list}, per ${f.object}.`)}\n` +
-          `  ${f.name}(${listArgs(target)}): [${target.type}!]!`
+          `  ${f.name}(${listArgs(argumentsOf(relation.target).list)}): [${target.type}!]!`
         );
       case 'count':
-        return `  ${JSON.stringify(`How many ${relation.target} records the caller may see point at this ${f.object} through '${relation.field}'.`)}\n  ${f.name}(${countArgs(target)}): Int!`;
+        return `  ${JSON.stringify(`How many ${relation.target} records the caller may see point at this ${f.object} through '${relation.field}'.`)}\n  ${f.name}(filters: String, ${argumentsOf(relation.target).count}): Int!`;
     }
   });
 }

@@ -7,6 +7,7 @@ import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type
 import { assertJsonTextDepth, decodeJsonFields, isJsonTextField, listOptions, toJsonText } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
 import type { ObjectNames } from './naming';
+import { withTypedArgs, type TypedArgs, type TypedQuery } from './typed-args';
 
 export type ResolverFn = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
 
@@ -38,7 +39,14 @@ export interface ListArgs {
   sort?: string | null;
 }
 
-export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames, reader: SelectionReader): ObjectResolvers {
+/** `typed`: what the list's `where` and `orderBy` compile against (typed-schema.ts). */
+export function objectResolvers(
+  engine: DataEngine,
+  def: ObjectDefinition,
+  names: ObjectNames,
+  reader: SelectionReader,
+  typed?: TypedQuery,
+): ObjectResolvers {
   const object = def.name;
   const jsonFields = Object.values(def.fields)
     .filter(isJsonTextField)
@@ -86,9 +94,10 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     type,
     query: {
       [names.one]: (_p, args, context, info) => readOne(engine.repo(object, context.request), String(args.id), info),
-      [names.list]: async (_p, args: ListArgs, context, info) => {
+      [names.list]: async (_p, args: ListArgs & TypedArgs, context, info) => {
         const read = reader(info, names.type);
-        const options = listFindOptions(args, read.fields, engine.limits.maxJsonDepth);
+        const listed = listFindOptions(args, read.fields, engine.limits.maxJsonDepth);
+        const options = typed ? withTypedArgs(object, listed, args, typed) : listed;
         if (read.expand) options.expand = read.expand;
         return read.settle((await engine.repo(object, context.request).find(options)).items);
       },

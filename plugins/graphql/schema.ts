@@ -14,6 +14,8 @@ import { relationFieldsOf, relationSdl } from './relations-sdl';
 import { relationResolvers } from './relations-resolve';
 import { objectResolvers } from './resolvers';
 import { DELETE_RESULT, FEDERATION_LINK, objectSdl } from './sdl';
+import { markPages } from './page';
+import { typedSchema } from './typed-schema';
 
 /** A graphql-tools resolver map: type name → field name → resolver (or a scalar / enum value map). */
 export type ResolverMap = Record<string, Record<string, unknown>>;
@@ -45,23 +47,28 @@ export function buildSchema(objects: ObjectDefinition[], options: BuildOptions):
   if (!objects.length) throw new PluginError("Plugin 'graphql': there are no objects to build a schema from");
   const federation = options.federation === true;
   const names = namesOf(objects);
-  const types: string[] = [DELETE_RESULT];
-  const queries: string[] = [];
+  const typed = typedSchema(objects, names, options.engine);
+  const types: string[] = [DELETE_RESULT, ...typed.types];
+  const queries: string[] = [...typed.queries];
   const mutations: string[] = [];
-  const query: Record<string, unknown> = {};
+  const query: Record<string, unknown> = { ...typed.query };
   const mutation: Record<string, unknown> = {};
   const resolvers: ResolverMap = { Query: query, Mutation: mutation };
   // Relationships as nested objects: fields of their own (relations-sdl.ts), read by the root resolvers' expand.
   const relations = relationFieldsOf(objects, names);
-  const planner = new SelectionPlanner(relations, options.engine.limits.maxJsonDepth);
+  const planner = new SelectionPlanner(relations, options.engine.limits.maxJsonDepth, typed.typed);
+  const argumentsOf = (object: string) => {
+    const i = names.findIndex((n) => n.object === object);
+    return { list: typed.listArguments[i], count: `where: ${typed.names[i].filter}` };
+  };
   const reader = selectionReader(planner);
   const nested = relationResolvers(options.engine, relations, planner);
   objects.forEach((def, i) => {
-    const sdl = objectSdl(def, names[i], federation, relationSdl(relations.get(names[i].type)));
+    const sdl = objectSdl(def, names[i], federation, typed.listArguments[i], relationSdl(relations.get(names[i].type), argumentsOf));
     types.push(sdl.types);
     queries.push(...sdl.queries);
     mutations.push(...sdl.mutations);
-    const r = objectResolvers(options.engine, def, names[i], reader);
+    const r = objectResolvers(options.engine, def, names[i], reader, typed.typed);
     Object.assign(query, r.query);
     Object.assign(mutation, r.mutation);
     const { __resolveReference, ...fields } = { ...r.type, ...nested[names[i].type] };
@@ -83,6 +90,7 @@ export function buildSchema(objects: ObjectDefinition[], options: BuildOptions):
     const schema = federation
       ? buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as GraphQLSchemaModule['resolvers'] })
       : makeExecutableSchema({ typeDefs: sdl, resolvers });
+    markPages(schema, typed.names);
     return { schema, sdl };
   } catch (err) {
     throw new PluginError(`Plugin 'graphql': the generated schema does not build: ${err instanceof Error ? err.message : String(err)}`);

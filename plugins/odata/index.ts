@@ -68,6 +68,7 @@ export default definePlugin((options: ODataOptions = {}) => {
     register(k) {
       kernel = k;
       checkExpandDepth(settings, k);
+      checkPageSize(settings, k);
       base = settings.port === undefined ? k.http.path(settings.basePath) : settings.basePath;
       service = new ODataService(k, settings, base);
       k.hooks.capabilities.tap('odata', (list) => [...list, capability(settings, base, own)]);
@@ -133,6 +134,15 @@ function checkExpandDepth(settings: ODataSettings, k: Kernel): void {
   }
 }
 
+function checkPageSize(settings: ODataSettings, k: Kernel): void {
+  const max = k.config.limits.maxTop;
+  if (settings.maxPageSize !== undefined && settings.maxPageSize > max) {
+    throw new PluginError(
+      `Plugin 'odata': maxPageSize ${settings.maxPageSize} is above the kernel's limits.maxTop ${max}; raise that limit too, or lower maxPageSize`,
+    );
+  }
+}
+
 /** OData's base may not be, contain or lie under the prefix of one of the spec's doors (both as served). */
 function checkAgainstRoutes(settings: ODataSettings, base: string, k: Kernel): void {
   const b = base.toLowerCase();
@@ -156,6 +166,7 @@ function capability(settings: ODataSettings, base: string, own: OwnPortServer | 
     `POST ${base}/{EntitySet}`,
     `GET ${base}/{EntitySet}('{id}')`,
     `PATCH ${base}/{EntitySet}('{id}')`,
+    `PUT ${base}/{EntitySet}('{id}')`,
     `DELETE ${base}/{EntitySet}('{id}')`,
     `GET ${base}/{EntitySet}('{id}')/{property}`,
   ];

@@ -22,8 +22,15 @@ const schema = z.strictObject(
     enableBatch: flag.default(true),
     enableSearch: flag.default(true),
     enableETags: flag.default(true),
+    /** Most entities (or $apply groups) in one response; more are behind @odata.nextLink. Default: the kernel's limits.maxTop. */
+    maxPageSize: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').optional(),
+    /** Most characters of one $apply or $compute expression. */
+    maxExpressionLength: z.number({ error: 'must be a number' }).int('must be a whole number').min(16, 'must be at least 16').default(4096),
   },
-  { error: 'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?}' },
+  {
+    error:
+      'must be an object {port?, basePath?, maxExpandDepth?, enableBatch?, enableSearch?, enableETags?, maxPageSize?, maxExpressionLength?}',
+  },
 );
 
 export type ODataOptions = z.input<typeof schema>;

@@ -23,8 +23,15 @@ import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } fro
 import { MetadataCache } from './metadata-cache';
 import { ODataModel, type ModelSource } from './model';
 import type { ODataSettings } from './options';
-import { parseODataQuery, type ODataQuerySettings } from './query';
-import { allowMethods, jsonBody, noOptions, onlyOptions, prefersMinimal } from './request-checks';
+import { DEFAULT_FILTER_LIMITS, parseODataQuery, type ODataQuerySettings } from './query';
+import { parseApply, type ParsedApply } from './query/apply';
+import { optionError } from './query/errors';
+import { appliedList } from './apply-list';
+import { computedMisuse, fetchComputedReads, readCompute, withComputed } from './computed';
+import { csrfHeaders } from './csrf';
+import { nextPageQuery, pagePlan, type PageLimits } from './paging';
+import { replacement } from './replace';
+import { allowMethods, jsonBody, MethodNotAllowed, noOptions, onlyOptions, prefersMinimal } from './request-checks';
 import { parseUrl, quoteKey, type Resource } from './resource-path';
 
 export interface ODataRequest {
@@ -111,12 +118,16 @@ export class ODataService {
       const rawQuery = query.toString();
       const level = metadataLevel(headers.accept, query.get('$format'));
       query.delete('$format');
-      const method = req.method.toUpperCase() === 'HEAD' ? 'GET' : req.method.toUpperCase();
-      const response = await this.dispatch(resource, { method, headers, body: req.body, query, rawQuery, ctx, engine, level });
+      const head = req.method.toUpperCase() === 'HEAD';
+      const method = head ? 'GET' : req.method.toUpperCase();
+      const response =
+        head && resource.kind === 'batch' && this.settings.enableBatch
+          ? batchProbe(query)
+          : await this.dispatch(resource, { method, headers, body: req.body, query, rawQuery, ctx, engine, level });
       response.headers['OData-Version'] = ODATA_VERSION;
-      return response;
+      return withCsrf(response, headers);
     } catch (err) {
-      return this.errorResponse(err, ctx);
+      return withCsrf(this.errorResponse(err, ctx), headers);
     }
   }
 
@@ -142,7 +153,7 @@ export class ODataService {
       case 'batch':
         // POST $batch is served by index.ts (executeBatch): here it is one inside a batch, or batches are off.
         if (!this.settings.enableBatch) throw new ObjectQLError('NOT_FOUND', `$batch is not enabled on ${this.basePath}`);
-        allowMethods(call.method, ['POST'], '$batch');
+        if (call.method !== 'POST') throw new MethodNotAllowed(call.method, '$batch', ['POST', 'HEAD']);
         throw new ObjectQLError('INVALID_REQUEST', 'A $batch request cannot be nested inside a batch');
     }
     const def = this.entitySet(resource.set);
@@ -154,9 +165,10 @@ export class ODataService {
         allowMethods(call.method, ['GET'], `${def.name}/$count`);
         return this.count(def, call);
       case 'entity':
-        allowMethods(call.method, ['GET', 'PATCH', 'DELETE'], `an entity of ${def.name}`);
+        allowMethods(call.method, ['GET', 'PATCH', 'PUT', 'DELETE'], `an entity of ${def.name}`);
         if (call.method === 'GET') return this.read(def, resource.key, call);
-        return call.method === 'PATCH' ? this.update(def, resource.key, call) : this.remove(def, resource.key, call);
+        if (call.method === 'PATCH' || call.method === 'PUT') return this.update(def, resource.key, call, call.method === 'PUT');
+        return this.remove(def, resource.key, call);
       case 'property':
         allowMethods(call.method, ['GET'], `a property of ${def.name}`);
         return this.property(def, resource.key, resource.property, call);
@@ -189,24 +201,69 @@ export class ODataService {
 
   /** A collection: the entity set, or (with `only`) the related entities of a collection-valued navigation property. */
   private async list(def: ObjectDefinition, call: Call, only?: Filter): Promise<ODataResponse> {
-    const parsed = parseODataQuery(call.query, this.model.target(def, call.ctx.user), this.querySettings);
+    const target = this.model.target(def, call.ctx.user);
+    const apply = this.apply(call, target.object, only);
+    if (apply?.aggregated) return this.appliedList(def, call, apply);
+    const compute = readCompute(call.query, target.object, {
+      maxLength: this.settings.maxExpressionLength,
+      maxNodes: DEFAULT_FILTER_LIMITS.maxConditions,
+    });
+    let parsed;
+    try {
+      parsed = parseODataQuery(compute?.query ?? call.query, target, this.querySettings);
+    } catch (err) {
+      throw compute ? computedMisuse(err, compute) : err;
+    }
     const { options, plan, strip } = this.findOptions(def, parsed.find, call);
-    if (only) options.filter = andFilters(options.filter, only);
+    if (compute) fetchComputedReads(options, strip, compute);
+    options.filter = andFilters(options.filter, only, ...(apply?.steps ?? []).map((s) => (s.kind === 'filter' ? s.filter : undefined)));
+    const page = pagePlan(parsed.find.top, call.headers.prefer, this.pageLimits);
+    options.top = page.top;
     const repo = call.engine.repo(def.name, call.ctx);
     const result = await repo.find(options);
     const keys = await this.lostKeys(repo, result.items, plan);
-    const value = result.items.map((r) => this.entity(r, def, plan, call, strip, keys));
+    const value = result.items.map((r) => this.entity(compute ? withComputed(r, compute) : r, def, plan, call, strip, keys));
     const body: Record<string, unknown> = {};
-    if (call.level === 'minimal') body['@odata.context'] = this.contextUrl(def, parsed.select);
+    if (call.level === 'minimal') body['@odata.context'] = this.contextUrl(def, compute?.select ?? parsed.select);
     if (parsed.count) body['@odata.count'] = result.meta.total;
     body.value = value;
-    // The engine pages a query without $top: the client is told where the rest is.
-    if (parsed.find.top === undefined && result.meta.has_next && !only) {
-      const next = new URLSearchParams(call.rawQuery);
-      next.set('$skip', String((parsed.find.skip ?? 0) + result.items.length));
-      body['@odata.nextLink'] = `${this.basePath}/${def.name}?${next.toString()}`;
-    }
-    return json(200, body, call.level, { 'Cache-Control': NO_CACHE });
+    // The page cut what was asked: the client is told where the rest is.
+    const next = only ? undefined : nextPageQuery(call.rawQuery, parsed.find, result.items.length, result.meta.total);
+    if (next !== undefined) body['@odata.nextLink'] = `${this.basePath}/${def.name}?${next}`;
+    return json(200, body, call.level, { 'Cache-Control': NO_CACHE, ...(page.applied ? { 'Preference-Applied': page.applied } : {}) });
+  }
+
+  /** Server-driven paging: limits.defaultTop without $top, and the plugin's maxPageSize (default limits.maxTop) as the cap. */
+  get pageLimits(): PageLimits {
+    const { defaultTop, maxTop } = this.kernel.config.limits;
+    const cap = this.settings.maxPageSize ?? maxTop;
+    return { defaultTop: Math.min(defaultTop, cap), cap };
+  }
+
+  /** $apply, parsed (apply-list.ts answers a grouping one; filter() alone narrows the entity set). */
+  private apply(call: Call, object: ObjectDefinition, only: Filter | undefined): ParsedApply | undefined {
+    const texts = call.query.getAll('$apply');
+    if (texts.length === 0) return undefined;
+    if (texts.length > 1) throw optionError('$apply', 'is given more than once; give it once');
+    if (only) throw optionError('$apply', 'is supported on entity sets, not on navigation properties');
+    return parseApply(texts[0], object, { ...DEFAULT_FILTER_LIMITS, maxLength: this.settings.maxExpressionLength });
+  }
+
+  private appliedList(def: ObjectDefinition, call: Call, apply: ParsedApply): Promise<ODataResponse> {
+    return appliedList({
+      def,
+      apply,
+      query: call.query,
+      rawQuery: call.rawQuery,
+      repo: call.engine.repo(def.name, call.ctx),
+      prefer: call.headers.prefer,
+      level: call.level,
+      basePath: this.basePath,
+      page: this.pageLimits,
+      maxTop: this.kernel.config.limits.maxTop,
+      filterLimits: DEFAULT_FILTER_LIMITS,
+      cacheControl: NO_CACHE,
+    });
   }
 
   private async count(def: ObjectDefinition, call: Call): Promise<ODataResponse> {
@@ -290,9 +347,10 @@ export class ODataService {
     return response;
   }
 
-  private async update(def: ObjectDefinition, key: string, call: Call): Promise<ODataResponse> {
+  /** PATCH, or PUT (`replace`): the fields the body leaves out are reset (replace.ts). */
+  private async update(def: ObjectDefinition, key: string, call: Call, replace = false): Promise<ODataResponse> {
     noOptions(call.query);
-    const data = fromEntity(jsonBody(call.headers, call.body), def, this.model.view(def, call.ctx.user), this.model, this.basePath);
+    let data = fromEntity(jsonBody(call.headers, call.body), def, this.model.view(def, call.ctx.user), this.model, this.basePath);
     if ('id' in data) {
       if (data.id !== key) {
         const message = `The body's id ${JSON.stringify(data.id)} differs from the key '${key}': an entity's id cannot change`;
@@ -301,6 +359,7 @@ export class ODataService {
       delete data.id;
     }
     const repo = call.engine.repo(def.name, call.ctx);
+    if (replace) data = replacement(def, data, repo.permissions().editable, call.ctx.user);
     await this.checkIfMatch(def, key, repo, call, 'edit');
     const changed = await repo.update(key, data);
     // The whole entity as the caller now sees it (the update answers with the changed fields only).
@@ -425,6 +484,17 @@ export class ODataService {
 
 function json(status: number, body: unknown, level: MetadataLevel, headers: Record<string, string>): ODataResponse {
   return { status, headers: { 'Content-Type': jsonContentType(level), ...headers }, body };
+}
+
+/** HEAD $batch (a CSRF token fetch, the SAP Cloud SDK's before a batch): 200 without a body. */
+function batchProbe(query: URLSearchParams): ODataResponse {
+  noOptions(query);
+  return { status: 200, headers: { 'Cache-Control': NO_CACHE } };
+}
+
+function withCsrf(response: ODataResponse, headers: Record<string, string>): ODataResponse {
+  Object.assign(response.headers, csrfHeaders(headers));
+  return response;
 }
 
 function notFound(def: ObjectDefinition, key: string): ObjectQLError {

@@ -2,7 +2,9 @@
  * The tokens of OData's expression syntax ($filter, and the name lists of $select and $orderby):
  * names, literals, punctuation. Literal forms (OData V4 ABNF):
  * - string  'text', a quote inside written twice: 'O''Neil'
- * - number  integer or decimal, optional sign and exponent: 5, -3, 2.5, 1e3
+ * - number  integer or decimal, optional sign and exponent: 5, -3, 2.5, 1e3; one type suffix of
+ *   OData V2 (and of clients that still send it: the SAP Cloud SDK's typed filter writes `1000D`
+ *   on Edm.Double) is accepted and dropped: D/d (double), F/f (single), M/m (decimal), L/l (int64)
  * - date  2024-01-31; datetime (zone required)  2024-01-31T10:00:00Z, 2024-01-31T10:00:00.5+02:00;
  *   time of day  10:00, 10:00:30.25; GUID  01234567-89ab-cdef-0123-456789abcdef (read as a string)
  * `true`, `false` and `null` are names here; the parser reads them as literals. Positions are
@@ -26,7 +28,7 @@ const GUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 const DATETIME = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12})?)?(?:Z|[+-](\d{2}):(\d{2}))(?![\p{L}\p{N}_.:-])/uy;
 const DATE = /(\d{4})-(\d{2})-(\d{2})(?![\p{L}\p{N}_.:-])/uy;
 const TIME = /(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12})?)?(?![\p{L}\p{N}_.:-])/uy;
-const NUMBER = /[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\p{L}\p{N}_.:-])/uy;
+const NUMBER = /([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[dDfFmMlL]?(?![\p{L}\p{N}_.:-])/uy;
 const PUNCTUATION = new Set(['(', ')', ',', '/', '*']);
 
 function match(re: RegExp, text: string, at: number): RegExpExecArray | null {
@@ -43,6 +45,7 @@ export class Lexer {
     readonly src: Source,
     start: number,
     private readonly end: number,
+    private readonly options: LexerOptions = {},
   ) {
     this.text = src.text.slice(0, end);
     this.i = start;
@@ -58,10 +61,26 @@ export class Lexer {
         ? stringAt(this.src, text, this.i)
         : PUNCTUATION.has(ch)
           ? { kind: ch as TokenKind, text: ch, pos: this.i }
-          : literalOrName(this.src, text, this.i);
+          : ch === '$' && this.options.dollarNames
+            ? dollarName(this.src, text, this.i)
+            : literalOrName(this.src, text, this.i);
     this.i = token.pos + token.text.length;
     return token;
   }
+}
+
+/** What a grammar lets through beyond $filter's tokens. */
+export interface LexerOptions {
+  /** `$count` and other `$`-names as name tokens ($apply's `aggregate($count as n)`). */
+  dollarNames?: boolean;
+}
+
+const DOLLAR_NAME = /\$[A-Za-z_][A-Za-z0-9_]*/y;
+
+function dollarName(src: Source, text: string, i: number): Token {
+  const m = match(DOLLAR_NAME, text, i);
+  if (!m) throw syntaxError(src, i, "unexpected character '$'");
+  return { kind: 'name', text: m[0], pos: i };
 }
 
 function stringAt(src: Source, text: string, start: number): Token {
@@ -105,7 +124,7 @@ function literalOrName(src: Source, text: string, i: number): Token {
     }
     const num = match(NUMBER, text, i);
     if (num) {
-      const value = Number(num[0]);
+      const value = Number(num[1]);
       if (!Number.isFinite(value)) throw syntaxError(src, i, `number '${num[0]}' is out of range`);
       return { kind: 'number', text: num[0], pos: i, value };
     }
@@ -140,9 +159,9 @@ export class Tokens {
   private readonly lexer: Lexer;
   readonly src: Source;
 
-  constructor(src: Source, start = 0, end = src.text.length) {
+  constructor(src: Source, start = 0, end = src.text.length, options: LexerOptions = {}) {
     this.src = src;
-    this.lexer = new Lexer(src, start, end);
+    this.lexer = new Lexer(src, start, end, options);
   }
 
   peek(ahead = 0): Token {

@@ -3,8 +3,8 @@
  *
  * Policy:
  * - System query options ($-prefixed, case-sensitive as in OData 4.0): $filter, $select, $orderby,
- *   $top, $skip, $count, $expand, $search are read here; $format is the service's (the response
- *   format) and passed over. Any other $-option is INVALID_REQUEST naming it, and so is an option
+ *   $top, $skip, $count, $expand, $search are read here; $format (the response format), $apply
+ *   and $compute are the service's (query/apply.ts, query/compute.ts) and passed over. Any other $-option is INVALID_REQUEST naming it, and so is an option
  *   given twice.
  * - Custom query options (no `$`) are allowed and ignored, as OData specifies; `@` parameter
  *   aliases among them are not supported (a $filter using one is refused).
@@ -24,9 +24,9 @@ import { nonNegativeInteger } from './values';
 /** The options this parser reads. */
 export const QUERY_OPTIONS = ['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$expand', '$search'] as const;
 /** Options the service reads itself; the parser lets them through. */
-export const SERVICE_OPTIONS = ['$format'] as const;
+export const SERVICE_OPTIONS = ['$format', '$apply', '$compute'] as const;
 /** OData options this service does not implement. */
-const UNSUPPORTED = ['$apply', '$compute', '$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id'];
+const UNSUPPORTED = ['$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id'];
 
 export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxDepth: 16, maxConditions: 200 };
 

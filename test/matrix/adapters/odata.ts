@@ -1,7 +1,8 @@
 /**
  * OData V4 under /odata: entity sets, entities by key, $count, $filter, $orderby, $select,
  * $expand (through navigation properties, mapped back onto the relation field here), $top and
- * $count=true for the total. It has no aggregate, bulk or action route (skipped). Errors are
+ * $count=true for the total; aggregates as $apply (filter()/groupby((...),aggregate(...))). It has
+ * no bulk or action route (skipped). Errors are
  * OData's {error: {code, message, details: [...], innererror}}: the kernel's details object
  * (required_permission, user_roles, fields ...) is innererror, which the checks read as details.
  *
@@ -10,7 +11,16 @@
  * answers a type that is not there (unknown, or hidden from the user) as a 404 of its own making.
  */
 import { parseEdmx, type Edm } from '../../plugins/odata/helpers';
-import { outcomeOf, type Client, type Condition, type ListQuery, type Outcome, type ProtocolAdapter, type Rec } from '../protocol';
+import {
+  outcomeOf,
+  type AggregateQuery,
+  type Client,
+  type Condition,
+  type ListQuery,
+  type Outcome,
+  type ProtocolAdapter,
+  type Rec,
+} from '../protocol';
 import type { MatrixUser } from '../users';
 
 const BASE = '/odata';
@@ -35,6 +45,17 @@ function condition([field, op, value]: Condition): string {
 }
 
 const filter = (conditions: Condition[]) => conditions.map(condition).join(' and ');
+
+/** An aggregate query as $apply: filter() before the grouping, then groupby or aggregate. */
+function applyOption(q: AggregateQuery): string {
+  const aggregates = q.aggregate
+    .map((a) => (a.field === undefined ? `$count as ${a.alias}` : `${a.field} with ${a.func === 'avg' ? 'average' : a.func} as ${a.alias}`))
+    .join(',');
+  const grouping = q.groupBy?.length
+    ? `groupby((${q.groupBy.join(',')})${aggregates ? `,aggregate(${aggregates})` : ''})`
+    : `aggregate(${aggregates})`;
+  return [q.filters?.length ? `filter(${filter(q.filters)})` : undefined, grouping].filter(Boolean).join('/');
+}
 const orderby = (sort: NonNullable<ListQuery['sort']>) => sort.map(([f, d]) => `${f} ${d}`).join(',');
 
 function expandOption(expand: NonNullable<ListQuery['expand']>): string {
@@ -158,6 +179,10 @@ export const odataAdapter: ProtocolAdapter = {
         count: (user, object, filters) =>
           send(user, object, 'GET', `/$count${qs({ $filter: filters && filter(filters) })}`, undefined, (body, _edm, out) => {
             out.count = Number(body);
+          }),
+        aggregate: (user, object, q) =>
+          send(user, object, 'GET', qs({ $apply: applyOption(q) }), undefined, (body, _edm, out) => {
+            out.items = body.value;
           }),
         create: (user, object, data) =>
           send(user, object, 'POST', '', data, (body, edm, out) => void (out.record = record(edm, object, body))),

@@ -28,7 +28,14 @@ describe('GraphQL plugin options', () => {
       maxDirectives: 50,
       maxSelections: 1000,
       maxCost: 50_000,
+      persistedQueries: { maxEntries: 1000, maxQueryLength: 10_000 },
+      batching: { maxBatchSize: 10 },
     });
+    expect(parseOptions({ persistedQueries: false, batching: { maxBatchSize: 2 } })).to.deep.include({
+      persistedQueries: false,
+      batching: { maxBatchSize: 2 },
+    });
+    expect(parseOptions({ persistedQueries: { maxEntries: 5 } }).persistedQueries).to.deep.equal({ maxEntries: 5, maxQueryLength: 10_000 });
     expect(parseOptions({ port: 4001, introspection: false }).port).to.equal(4001);
     // The kernel's route prefix rule: a trailing slash is dropped.
     expect(parseOptions({ path: '/gql/' }).path).to.equal('/gql');
@@ -41,6 +48,10 @@ describe('GraphQL plugin options', () => {
     expect(() => parseOptions({ federationServiceName: '1x' })).to.throw('federationServiceName must be a name');
     expect(() => parseOptions({ pubsub: {} })).to.throw('pubsub must be a publish/subscribe instance');
     expect(() => parseOptions({ introspect: true })).to.throw("unknown option 'introspect'");
+    expect(() => parseOptions({ persistedQueries: 'on' })).to.throw(
+      'persistedQueries must be true, false or {maxEntries?, maxQueryLength?}',
+    );
+    expect(() => parseOptions({ batching: { maxBatchSize: 0 } })).to.throw('batching');
     expect(() => parseOptions(true)).to.throw('options must be an object');
   });
 });

@@ -25,7 +25,7 @@ describe('GraphQL relationships under federation', () => {
   it('serves a subgraph with the relation fields that composes without errors', async () => {
     const res = await gql(s, '{ _service { sdl } }');
     const sdl: string = res.body.data._service.sdl;
-    expect(sdl).to.contain('project_record: Project').and.to.contain('tasks_count(filters: String): Int!');
+    expect(sdl).to.contain('project_record: Project').and.to.contain('tasks_count(filters: String, where: TaskFilter): Int!');
     const result = composeServices([{ name: 'projects', typeDefs: parse(sdl), url: `${s.url}/api/graphql` }]);
     expect(result.errors ?? []).to.deep.equal([]);
     expect(result.supergraphSdl).to.contain('project_record: Project');

@@ -50,7 +50,7 @@ describe('GraphQL relationships as nested objects', () => {
       ['expenses', 'Expense'],
     ]) {
       expect(project[name].type).to.equal(`[${type}!]!`);
-      expect(project[`${name}_count`]).to.deep.equal({ type: 'Int!', args: ['filters'] });
+      expect(project[`${name}_count`]).to.deep.equal({ type: 'Int!', args: ['filters', 'where'] });
     }
     // The reverse list takes the same arguments as the target's list query.
     const query = await fieldsOf('Query');
@@ -115,6 +115,26 @@ describe('GraphQL relationships as nested objects', () => {
     ]);
     const paged = await ok('{ project(id: "prj-apollo") { tasks(sort: "title", skip: 1, top: 1) { title } } }');
     expect(paged.project.tasks).to.deep.equal([{ title: 'Design the new landing page' }]);
+  });
+
+  it('takes the typed where and orderBy in nested lists and counts, as the list query does', async () => {
+    const data = await ok(
+      `query($w: TaskFilter) {
+      project(id: "prj-apollo") {
+        tasks(where: $w, orderBy: [{title: desc}]) { title }
+        tasks_count(where: $w)
+        all: tasks_count
+        typed: tasks(where: {status: {in: ["todo", "doing"]}}, orderBy: [{title: asc}], top: 1) { title }
+      }
+    }`,
+      { w: { status: { ne: 'done' } } },
+    );
+    expect(data.project).to.deep.equal({
+      tasks: [{ title: 'Plan the launch' }, { title: 'Build the content API' }],
+      tasks_count: 2,
+      all: 3,
+      typed: [{ title: 'Build the content API' }],
+    });
   });
 
   it('follows both directions as deep as asked: account → projects → tasks → project', async () => {

@@ -81,6 +81,9 @@ describe('GraphQL schema (spec: GraphQL API table)', () => {
       filters: 'String',
       fields: '[String]',
       sort: 'String',
+      // Beside the spec's arguments: the typed filter and sort (docs/graphql.md, "Typed filters").
+      where: 'ProjectFilter',
+      orderBy: '[ProjectOrderBy!]',
     });
     // limit is there, as a deprecated alias (introspection hides deprecated arguments unless asked).
     const res = await gql(s, '{ __type(name: "Query") { fields { name args(includeDeprecated: true) { name isDeprecated } } } }');

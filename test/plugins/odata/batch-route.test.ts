@@ -75,6 +75,6 @@ describeOnDatabases('OData $batch route', (server) => {
     );
     const get = await od(server(), 'GET', '/$batch');
     expectODataError(get, 400, 'INVALID_REQUEST', 'POST');
-    expect(get.headers.get('allow')).to.equal('POST');
+    expect(get.headers.get('allow')).to.equal('POST, HEAD');
   });
 });

@@ -306,9 +306,9 @@ describeOnDatabases('OData entity routes', (server) => {
     });
 
     it('answers a method a resource does not take with 400 and Allow', async () => {
-      const res = await od(server(), 'PUT', `/project${key('prj-apollo')}`, { name: 'x' });
-      expectODataError(res, 400, 'INVALID_REQUEST', 'PUT', 'PATCH');
-      expect(res.headers.get('allow')).to.equal('GET, PATCH, DELETE, HEAD');
+      const res = await od(server(), 'POST', `/project${key('prj-apollo')}`, { name: 'x' });
+      expectODataError(res, 400, 'INVALID_REQUEST', 'POST', 'PATCH');
+      expect(res.headers.get('allow')).to.equal('GET, PATCH, PUT, DELETE, HEAD');
       expectODataError(await od(server(), 'DELETE', '/project'), 400, 'INVALID_REQUEST');
       expectODataError(await od(server(), 'POST', '/project/$count', {}), 400, 'INVALID_REQUEST');
     });

@@ -109,7 +109,7 @@ describeOnDatabases('OData query options', (server) => {
       expect(error.details[0].target, `${option}=${value}`).to.be.oneOf([option, 'name']);
     }
     expectODataError(await query(server(), '/project', { $top: '1001' }), 400, 'INVALID_REQUEST', '1000');
-    expectODataError(await query(server(), '/project', { $apply: 'groupby((status))' }), 400, 'INVALID_REQUEST', '$apply');
+    expectODataError(await query(server(), '/project', { $apply: 'concat(identity)' }), 400, 'INVALID_REQUEST', '$apply');
   });
 
   it('answers unknown properties with INVALID_REQUEST naming them, and hidden ones exactly alike', async () => {

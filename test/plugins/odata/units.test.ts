@@ -171,6 +171,7 @@ describe('OData options', () => {
       enableBatch: true,
       enableSearch: true,
       enableETags: true,
+      maxExpressionLength: 4096,
     });
     expect(parseOptions(undefined)).to.have.property('basePath', '/odata');
   });

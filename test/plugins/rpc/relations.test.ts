@@ -174,6 +174,10 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
         .repo('author', { user: ADMIN })
         .find({ filter: { field: 'id', op: 'eq', value: 'a1' }, expand: { books: { sort: 'price', skip: 1, top: 1 } } });
       expect((skipped.items[0].books as Row[]).map((b) => b.id)).to.deep.equal(['b2']);
+      // Sorted through the books' own relation: editors Bob (b1, b2), none (b3) — nulls first ascending.
+      const byEditor = await rpc('find', 'author', { filters: [['id', '=', 'a1']], expand: { books: { sort: '-editor.name, title' } } });
+      expect(byEditor.status, JSON.stringify(byEditor.body)).to.equal(200);
+      expect(byEditor.body.items[0].books.map((b: Row) => b.id)).to.deep.equal(['b1', 'b2', 'b3']);
     });
 
     it('runs one query per relation and level, whatever the number of parents', async () => {

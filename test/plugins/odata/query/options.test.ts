@@ -145,24 +145,25 @@ describe('OData query: options', () => {
       expect(parse('debug=1&x-trace=abc&@p=1&filter=whatever')).to.deep.equal({ find: {}, count: false });
     });
 
-    it('lets $format through for the service', () => {
+    it('lets $format, $apply and $compute through for the service', () => {
       expect(parse('$format=json&$top=1').find).to.deep.equal({ top: 1 });
+      expect(parse('$apply=groupby((name))&$compute=qty mul 2 as q&$top=1').find).to.deep.equal({ top: 1 });
     });
 
     it('refuses unknown system query options, naming them and hinting at the case', () => {
       const foo = errorOf(() => parse('$foo=1'));
       expect(foo.message).to.equal(
-        '$foo is not a system query option; the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format',
+        '$foo is not a system query option; the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format, $apply, $compute',
       );
       expect(foo.details[0].target).to.equal('$foo');
       expect(errorOf(() => parse('$Filter=x')).message).to.equal(
-        '$Filter is not a system query option (option names are case-sensitive: did you mean $filter?); the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format',
+        '$Filter is not a system query option (option names are case-sensitive: did you mean $filter?); the options are $filter, $select, $orderby, $top, $skip, $count, $expand, $search, $format, $apply, $compute',
       );
       expect(errorOf(() => parse('$=1')).message).to.contain('$ is not a system query option');
     });
 
     it('refuses OData options this service does not implement', () => {
-      for (const option of ['$apply', '$compute', '$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id']) {
+      for (const option of ['$skiptoken', '$deltatoken', '$levels', '$index', '$schemaversion', '$id']) {
         expect(errorOf(() => parse(`${option}=x`)).message).to.equal(`${option} is not supported by this service`);
       }
     });
