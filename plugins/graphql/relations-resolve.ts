@@ -2,7 +2,7 @@
  * The resolvers of the relation fields (relations-sdl.ts).
  *
  * `<lookup>_record(s)` reads the related records by the ids the parent holds, through the
- * request's batch loader: every parent of a level asks in the same turn of the event loop, so one
+ * request's batch loader: every parent of a level asks before the batch runs (once the promises under way have settled), so one
  * engine query per relation and level answers them all, and whatever the selection asks below is
  * read by that query (its reverse relations as `expand`). The lookup field itself stays the id,
  * also where the related record is out of the caller's sight (then `_record` is null).
@@ -61,9 +61,13 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
       if (value === undefined && typeof parent.id === 'string')
         value = (await loader.load(field.object, { fields: ['id', lookup] }, parent.id))?.[lookup];
       const ids = (Array.isArray(value) ? value : value == null ? [] : [value]).filter((id): id is string => typeof id === 'string');
-      const read = planner.read(scopeOf(info), targetType(info, field), info.fieldNodes);
+      // The same for every row of a level: graphql-js hands each row the same field nodes.
+      const { read, options } = loader.memo(info.fieldNodes, () => {
+        const planned = planner.read(scopeOf(info), targetType(info, field), info.fieldNodes);
+        return { read: planned, options: optionsOf(planned) };
+      });
       assertDepth(settled.depth + 1, read);
-      const records = await Promise.all(ids.map((id) => loader.load(field.relation.target, optionsOf(read), id)));
+      const records = await Promise.all(ids.map((id) => loader.load(field.relation.target, options, id)));
       const found = records.filter((r): r is DataRecord => r !== null);
       settle(found, read.level, settled.depth + 1);
       return field.role === 'record' ? (records[0] ?? null) : found;
@@ -74,8 +78,13 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
     const key = field.relation.name;
     return async (parent, args, context, info) => {
       const settled = settledOf(parent);
-      const expanded = expandedValue(field, parent, args, settled.level.relations.get(key), planner);
-      if (expanded !== undefined) return expanded;
+      const planned = settled.level.relations.get(key);
+      if (planned) {
+        const asked = loaderOf(context).memo(info.fieldNodes, () =>
+          field.role === 'list' ? planner.reverseList(field, args).key : planner.reverseCount(field, args).key,
+        );
+        if ((field.role === 'list' ? planned.list : planned.count) === asked) return valueOf(field, parent);
+      }
       const read = planner.readReverse(scopeOf(info), field, info.fieldNodes, args);
       assertDepth(settled.depth, read);
       const loaded = await loaderOf(context).load(field.object, optionsOf(read), String(parent.id));
@@ -96,19 +105,6 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
 
 function targetType(info: GraphQLResolveInfo, field: RelationField): GraphQLObjectType {
   return info.schema.getType(field.target.type) as GraphQLObjectType;
-}
-
-/** The value the root read expanded for this reverse field and these arguments, or undefined when it did not. */
-function expandedValue(
-  field: RelationField,
-  parent: DataRecord,
-  args: RelationArgs,
-  planned: { list?: string; count?: string } | undefined,
-  planner: SelectionPlanner,
-): unknown {
-  if (!planned) return undefined;
-  if (field.role === 'list') return planned.list === planner.reverseList(field, args).key ? valueOf(field, parent) : undefined;
-  return planned.count === planner.reverseCount(field, args).key ? valueOf(field, parent) : undefined;
 }
 
 /** A reverse field's value on a record whose relation the engine expanded. */
@@ -134,24 +130,32 @@ interface Batch {
 
 /**
  * Records by id, read in batches: every id asked with the same object and options before the
- * batch runs (the next turn of the event loop, after graphql-js has called the resolvers of every
- * row it has) is read in one engine query, `limits.maxTop` ids at a time.
+ * batch runs (once the promises under way have settled, after graphql-js has called the resolvers
+ * of every row it has) is read in one engine query, `limits.maxTop` ids at a time.
  */
 export class BatchLoader {
   private readonly batches = new Map<string, Batch>();
+  private readonly memos = new WeakMap<object, unknown>();
 
   constructor(
     private readonly engine: DataEngine,
     private readonly request: RequestContext,
   ) {}
 
+  /** What `make` answers, made once per request for `key` (a field's nodes: the same for every row). */
+  memo<T>(key: object, make: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, make());
+    return this.memos.get(key) as T;
+  }
+
   load(object: string, options: FindOptions, id: string): Promise<DataRecord | null> {
-    const key = `${object}\n${JSON.stringify(options)}`;
+    const key = `${object}\n${this.memo(options, () => JSON.stringify(options))}`;
     let batch = this.batches.get(key);
     if (!batch) {
       const created: Batch = { object, options, waiting: new Map() };
       this.batches.set(key, created);
-      setImmediate(() => void this.run(key, created));
+      // After every promise already under way has settled (graphql-js reaches the rows of a level through promises), as DataLoader does.
+      void Promise.resolve().then(() => process.nextTick(() => void this.run(key, created)));
       batch = created;
     }
     const waiting = batch.waiting.get(id) ?? [];
