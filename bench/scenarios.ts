@@ -112,6 +112,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'count',
     rpc: () => ({ op: 'count', object: 'bench_item', args: { filters: [['status', '=', 'closed']] } }),
     odata: () => ({ method: 'GET', path: `/bench_item/$count?${oq({ $filter: "status eq 'closed'" })}` }),
+    graphql: () => ({
+      query: 'query Count($where: Bench_itemFilter) { bench_itemCount(where: $where) }',
+      variables: { where: { status: { eq: 'closed' } } },
+    }),
   },
   {
     name: 'expand',
@@ -155,6 +159,7 @@ export const SCENARIOS: Scenario[] = [
       method: 'GET',
       path: `/bench_item?${oq({ $apply: 'groupby((status),aggregate($count as n,amount with sum as total))' })}`,
     }),
+    graphql: () => ({ query: '{ bench_itemAggregate(groupBy: [status]) { group { status } count sum { amount } } }' }),
   },
   {
     name: 'create',

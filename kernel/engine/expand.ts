@@ -195,7 +195,9 @@ async function expandReverse(
         : undefined,
     ]);
     for (const record of related.items) {
-      const parent = record[field] as string;
+      // The lookup back to the parent may itself be expanded into the parent's record.
+      const ref = record[field];
+      const parent = (ref !== null && typeof ref === 'object' ? (ref as DataRecord).id : ref) as string;
       const list = byParent.get(parent);
       if (list) list.push(record);
       else byParent.set(parent, [record]);

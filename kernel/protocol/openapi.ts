@@ -6,7 +6,11 @@
  */
 import type { OpenAPIV3 } from 'openapi-types';
 import { ERROR_CODES, type ErrorCode } from '../errors';
-import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
+import { relationsOf, type Relation } from '../metadata/relations';
+import { createExample, deniedFields, updateExample } from './openapi-examples';
+import { ATTACHMENT_TYPES, RELATION_TYPES, type FieldDefinition, type ObjectDefinition } from '../metadata/types';
+
+export { createExample, deniedFields, listExamples, type ListExamples } from './openapi-examples';
 
 export type OpenAPIDocument = OpenAPIV3.Document;
 export type SchemaObject = OpenAPIV3.SchemaObject;
@@ -110,33 +114,170 @@ function scalarSchema(field: FieldDefinition): SchemaObject {
   }
 }
 
+/** The names of an object's schemas: `<Object>`, `<Object>Partial`, `<Object>Create`, `<Object>Update`. */
+export function objectSchemaNames(object: string): { record: string; partial: string; create: string; update: string } {
+  const name = schemaName(object);
+  return { record: name, partial: `${name}Partial`, create: `${name}Create`, update: `${name}Update` };
+}
+
+/** The shared schema of a groupBy/aggregate row: see GROUP_ROW_SCHEMA. */
+export const GROUP_ROW = 'GroupRow';
+
 /**
- * `<Object>`: a stored record (id and system fields read-only, required fields required);
- * `<Object>Input`: what a create or update sends (every writable field, all optional).
+ * One row of a groupBy/aggregate answer. Its keys come from the request, not from the object: each
+ * groupBy field (its value; a lookup as its id) and each aggregate alias (count, countdistinct,
+ * sum, avg: a number; min, max: a value of the field, so a date is a string). Every value is a
+ * scalar or null, and there is no id. Copy it, never mutate it.
  */
-export function objectSchemas(def: ObjectDefinition): Record<string, SchemaObject> {
+export const GROUP_ROW_SCHEMA: SchemaObject = {
+  type: 'object',
+  description:
+    'One row per group: the groupBy fields with their values (a lookup as its id) and every aggregate alias with its result ' +
+    '(count, countdistinct, sum, avg: a number; min, max: a value of the field). No id; keys depend on the request.',
+  additionalProperties: { oneOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }] },
+  example: { status: 'active', count: 3, total: 120000 },
+};
+
+/**
+ * The schemas of one object:
+ * - `<Object>`: a record as written back by a create (lookups as ids; id and system fields
+ *   read-only; required: the required fields no permission entry hides from its readers);
+ * - `<Object>Partial`: a record as read with the list options (`fields` may leave out any field but
+ *   id, `expand` turns a lookup id into the related `<Target>Partial` and adds the reverse relations
+ *   named in it as arrays with their `<name>@count`);
+ * - `<Object>Create`: what a create sends (writable fields; required fields without a default are required);
+ * - `<Object>Update`: what an update sends (writable fields, all optional; a required field cannot be set to null).
+ * `relations`: the object's relations (relationsOf); `objects`: the names with schemas, which expansions may reference.
+ */
+export function objectSchemas(
+  def: ObjectDefinition,
+  relations: readonly Relation[] = [],
+  objects: ReadonlySet<string> = new Set([def.name]),
+): Record<string, SchemaObject> {
+  const names = objectSchemaNames(def.name);
+  // A reader a permission entry hides a field from never gets it, required or not.
+  const hidden = deniedFields(def, 'allow_read');
   const record: Record<string, SchemaObject> = {};
+  const partial: Record<string, SchemaObject | ReferenceObject> = {};
   const input: Record<string, SchemaObject> = {};
   const required: string[] = ['id'];
+  const createRequired: string[] = [];
   for (const field of Object.values(def.fields)) {
     const schema = fieldSchema(field);
     const writable = !field.system && !field.readonly && field.type !== 'auto_number' && field.type !== 'formula';
     const stored = field.required || field.name === 'id' ? schema : nullable(schema);
     record[field.name] = writable ? stored : { ...stored, readOnly: true };
-    if (field.required && field.name !== 'id') required.push(field.name);
-    if (writable) input[field.name] = field.required ? schema : nullable(schema);
+    partial[field.name] = RELATION_TYPES.has(field.type) ? expandable(field, objects) : record[field.name];
+    if (field.required && field.name !== 'id' && !hidden.has(field.name)) required.push(field.name);
+    if (!writable) continue;
+    const value = ATTACHMENT_TYPES.has(field.type) ? attachmentInput(field) : schema;
+    input[field.name] = field.required ? value : nullable(value);
+    if (field.required && field.defaultValue === undefined) createRequired.push(field.name);
   }
-  const name = schemaName(def.name);
+  for (const relation of relations) {
+    if (relation.kind !== 'reverse' || !objects.has(relation.target)) continue;
+    partial[relation.name] = {
+      type: 'array',
+      description: `with expand=${relation.name}: the ${relation.target} records whose ${relation.field} is this record (at most top, after skip)`,
+      items: schemaRef(objectSchemaNames(relation.target).partial),
+    };
+    partial[`${relation.name}@count`] = {
+      type: 'integer',
+      minimum: 0,
+      description: `with expand {${relation.name}: {count: true}}: how many ${relation.target} records match, before top and skip`,
+    };
+  }
+  const about = def.description ? { description: def.description } : {};
   return {
-    [name]: {
+    [names.record]: { type: 'object', title: def.label, ...about, required, properties: record },
+    [names.partial]: {
       type: 'object',
-      title: def.label,
-      ...(def.description ? { description: def.description } : {}),
-      required,
-      properties: record,
+      title: `${def.label} (as read)`,
+      description:
+        'A record as list and get return it: with `fields`, only those fields and id; with `expand`, a lookup holds the related record ' +
+        '(null when the caller may not see it) and each reverse relation named in expand holds an array of records.',
+      required: ['id'],
+      properties: partial,
     },
-    [`${name}Input`]: { type: 'object', title: `${def.label} (input)`, additionalProperties: false, properties: input },
+    [names.create]: {
+      type: 'object',
+      title: `${def.label} (create)`,
+      additionalProperties: false,
+      ...(createRequired.length ? { required: createRequired } : {}),
+      properties: input,
+      example: createExample(def),
+    },
+    [names.update]: {
+      type: 'object',
+      title: `${def.label} (update)`,
+      description: 'Only the fields sent change.',
+      additionalProperties: false,
+      properties: structuredClone(input),
+      example: updateExample(def),
+    },
   };
+}
+
+/** Every object's schemas and the shared ones (Error, PageMeta, GroupRow): the components a document's taps reference. */
+export function documentSchemas(objects: readonly ObjectDefinition[]): Record<string, SchemaObject> {
+  const names = new Set(objects.map((o) => o.name));
+  const relations = relationsOf(objects);
+  const schemas: Record<string, SchemaObject> = {
+    Error: structuredClone(ERROR_SCHEMA),
+    PageMeta: structuredClone(PAGE_META_SCHEMA),
+    [GROUP_ROW]: structuredClone(GROUP_ROW_SCHEMA),
+  };
+  for (const def of objects) Object.assign(schemas, objectSchemas(def, relations.get(def.name), names));
+  return schemas;
+}
+
+/** A lookup as read: its id, or with expand the related record (null when the caller may not see it). */
+function expandable(field: FieldDefinition, objects: ReadonlySet<string>): SchemaObject {
+  const id: SchemaObject = { type: 'string', description: `id of the referenced ${field.reference_to} record` };
+  const target = field.reference_to && objects.has(field.reference_to) ? field.reference_to : undefined;
+  const about = { ...(field.label ? { title: field.label } : {}) };
+  if (!target) return field.multiple ? { type: 'array', nullable: true, items: id, ...about } : { ...id, nullable: true, ...about };
+  const one: SchemaObject = { oneOf: [id, schemaRef(objectSchemaNames(target).partial)] };
+  const description = `the ${target} id; with expand=${field.name}, the ${target} record`;
+  return field.multiple
+    ? { type: 'array', nullable: true, items: one, description, ...about }
+    : { oneOf: [{ ...id, nullable: true }, schemaRef(objectSchemaNames(target).partial)], description, ...about };
+}
+
+/** What a file or image field accepts: the attachment an upload returned, with only the keys its type allows. */
+function attachmentInput(field: FieldDefinition): SchemaObject {
+  const image = field.type === 'image';
+  const properties: Record<string, SchemaObject> = {
+    id: { type: 'string', description: 'the id of an upload (POST to the File API); it must exist' },
+    name: { type: 'string', minLength: 1 },
+    url: { type: 'string', minLength: 1, description: 'an http(s) URL or a relative path' },
+    size: { type: 'number', minimum: 0 },
+    type: { type: 'string', description: 'a MIME type such as image/png' },
+    original_name: { type: 'string' },
+    uploaded_at: { type: 'string', format: 'date-time' },
+    uploaded_by: { type: 'string' },
+  };
+  if (image) {
+    Object.assign(properties, {
+      width: { type: 'number', minimum: 0 },
+      height: { type: 'number', minimum: 0 },
+      thumbnail_url: { type: 'string' },
+      variants: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { small: { type: 'string' }, medium: { type: 'string' }, large: { type: 'string' } },
+      },
+    });
+  }
+  const about = { ...(field.label ? { title: field.label } : {}), ...(field.description ? { description: field.description } : {}) };
+  const one: SchemaObject = {
+    type: 'object',
+    description: 'the attachment object an upload returned',
+    required: ['name', 'url', 'size', 'type'],
+    additionalProperties: false,
+    properties,
+  };
+  return field.multiple ? { type: 'array', items: one, ...about } : { ...one, ...about };
 }
 
 /** The spec's error body. Shared and module-level: copy it (structuredClone) into a document, never mutate it. */

@@ -7,7 +7,6 @@ import { ObjectQLError, type DataEngine, type DataRecord, type FindOptions, type
 import { assertJsonTextDepth, decodeJsonFields, isJsonTextField, listOptions, toJsonText } from '../../kernel/protocol';
 import type { GraphQLContext } from './context';
 import type { ObjectNames } from './naming';
-import { selectedFields } from './selection';
 import { withTypedArgs, type TypedArgs, type TypedQuery } from './typed-args';
 
 export type ResolverFn = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
@@ -19,6 +18,18 @@ export interface ObjectResolvers {
   type: Record<string, unknown>;
 }
 
+/**
+ * The selection under a root field as one engine read (expand-from-selection.ts): the record
+ * fields, the relations to expand, and `settle`, to apply to the records read before answering
+ * them (it tells the relation fields what was expanded).
+ */
+export type SelectionReader = (
+  info: GraphQLResolveInfo,
+  typeName: string,
+) => { fields: string[]; expand?: FindOptions['expand']; settle<T>(records: T): T };
+
+type Read = ReturnType<SelectionReader>;
+
 export interface ListArgs {
   top?: number | null;
   skip?: number | null;
@@ -29,12 +40,26 @@ export interface ListArgs {
 }
 
 /** `typed`: what the list's `where` and `orderBy` compile against (typed-schema.ts). */
-export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names: ObjectNames, typed?: TypedQuery): ObjectResolvers {
+export function objectResolvers(
+  engine: DataEngine,
+  def: ObjectDefinition,
+  names: ObjectNames,
+  reader: SelectionReader,
+  typed?: TypedQuery,
+): ObjectResolvers {
   const object = def.name;
   const jsonFields = Object.values(def.fields)
     .filter(isJsonTextField)
     .map((f) => f.name);
-  const byId = (id: string, fields: string[]): FindOptions => ({ fields, filter: { field: 'id', op: 'eq', value: id } });
+  const byId = (id: string, read: Read): FindOptions => ({
+    fields: read.fields,
+    ...(read.expand ? { expand: read.expand } : {}),
+    filter: { field: 'id', op: 'eq', value: id },
+  });
+  const readOne = async (repo: Pick<ReturnType<DataEngine['repo']>, 'findOne'>, id: string, info: GraphQLResolveInfo) => {
+    const read = reader(info, names.type);
+    return read.settle(await repo.findOne(byId(id, read)));
+  };
   /** The input with its JSON text decoded, each measured first (limits.maxJsonDepth). */
   const decoded = (input: DataRecord): DataRecord => {
     for (const name of jsonFields) {
@@ -49,7 +74,7 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
   type.__resolveReference = (reference: { id?: unknown }, context: GraphQLContext, info: GraphQLResolveInfo) => {
     if (typeof reference.id !== 'string')
       throw new ObjectQLError('INVALID_REQUEST', `A ${names.type} representation needs 'id', a string`, { field: 'id' });
-    return engine.repo(object, context.request).findOne(byId(reference.id, selectedFields(info, names.type)));
+    return readOne(engine.repo(object, context.request), reference.id, info);
   };
 
   /** Writes, then reads the record back with the selected fields, in one unit of work: a refused selection undoes the write. */
@@ -61,20 +86,20 @@ export function objectResolvers(engine: DataEngine, def: ObjectDefinition, names
     engine.transaction(context.request, async (api) => {
       const repo = api.repo(object);
       const written = await write(repo);
-      const read = await repo.findOne(byId(String(written.id), selectedFields(info, names.type)));
       // Written out of the caller's sight (record scope): what the write returned is all there is.
-      return read ?? written;
+      return (await readOne(repo, String(written.id), info)) ?? written;
     });
 
   return {
     type,
     query: {
-      [names.one]: (_p, args, context, info) =>
-        engine.repo(object, context.request).findOne(byId(String(args.id), selectedFields(info, names.type))),
+      [names.one]: (_p, args, context, info) => readOne(engine.repo(object, context.request), String(args.id), info),
       [names.list]: async (_p, args: ListArgs & TypedArgs, context, info) => {
-        const listed = listFindOptions(args, selectedFields(info, names.type), engine.limits.maxJsonDepth);
+        const read = reader(info, names.type);
+        const listed = listFindOptions(args, read.fields, engine.limits.maxJsonDepth);
         const options = typed ? withTypedArgs(object, listed, args, typed) : listed;
-        return (await engine.repo(object, context.request).find(options)).items;
+        if (read.expand) options.expand = read.expand;
+        return read.settle((await engine.repo(object, context.request).find(options)).items);
       },
     },
     mutation: {

@@ -8,7 +8,10 @@ import { buildSubgraphSchema, type GraphQLSchemaModule } from '@apollo/subgraph/
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { parse, type GraphQLSchema } from 'graphql';
 import { PluginError, type DataEngine, type ObjectDefinition } from '../../kernel';
+import { SelectionPlanner, selectionReader } from './expand-from-selection';
 import { namesOf } from './naming';
+import { relationFieldsOf, relationSdl } from './relations-sdl';
+import { relationResolvers } from './relations-resolve';
 import { objectResolvers } from './resolvers';
 import { DELETE_RESULT, FEDERATION_LINK, objectSdl } from './sdl';
 import { markPages } from './page';
@@ -51,15 +54,24 @@ export function buildSchema(objects: ObjectDefinition[], options: BuildOptions):
   const query: Record<string, unknown> = { ...typed.query };
   const mutation: Record<string, unknown> = {};
   const resolvers: ResolverMap = { Query: query, Mutation: mutation };
+  // Relationships as nested objects: fields of their own (relations-sdl.ts), read by the root resolvers' expand.
+  const relations = relationFieldsOf(objects, names);
+  const planner = new SelectionPlanner(relations, options.engine.limits.maxJsonDepth, typed.typed);
+  const argumentsOf = (object: string) => {
+    const i = names.findIndex((n) => n.object === object);
+    return { list: typed.listArguments[i], count: `where: ${typed.names[i].filter}` };
+  };
+  const reader = selectionReader(planner);
+  const nested = relationResolvers(options.engine, relations, planner);
   objects.forEach((def, i) => {
-    const sdl = objectSdl(def, names[i], federation, typed.listArguments[i]);
+    const sdl = objectSdl(def, names[i], federation, typed.listArguments[i], relationSdl(relations.get(names[i].type), argumentsOf));
     types.push(sdl.types);
     queries.push(...sdl.queries);
     mutations.push(...sdl.mutations);
-    const r = objectResolvers(options.engine, def, names[i], typed.typed);
+    const r = objectResolvers(options.engine, def, names[i], reader, typed.typed);
     Object.assign(query, r.query);
     Object.assign(mutation, r.mutation);
-    const { __resolveReference, ...fields } = r.type;
+    const { __resolveReference, ...fields } = { ...r.type, ...nested[names[i].type] };
     resolvers[names[i].type] = federation ? { ...fields, __resolveReference } : fields;
   });
   const parts = [

@@ -20,17 +20,32 @@ export interface ObjectSdl {
   mutations: string[];
 }
 
-/** `listArguments`: more arguments of the list query, after `sort` (typed-schema.ts: `where`, `orderBy`). */
-export function objectSdl(def: ObjectDefinition, names: ObjectNames, federation: boolean, listArguments = ''): ObjectSdl {
+/**
+ * The arguments of `<object>List`; `listArguments` are the typed ones after `sort`
+ * (typed-schema.ts: `where`, `orderBy`). A reverse relation's list field takes the same
+ * (relations-sdl.ts): what the list gains, the nested lists gain.
+ */
+export function listArgs(listArguments = ''): string {
+  return `top: Int, skip: Int, filters: String, fields: [String], sort: String, ${listArguments ? `${listArguments}, ` : ''}limit: Int @deprecated(reason: "Use top.")`;
+}
+
+/** `extraFields`: SDL lines added to the output type (the relation fields, relations-sdl.ts). */
+export function objectSdl(
+  def: ObjectDefinition,
+  names: ObjectNames,
+  federation: boolean,
+  listArguments = '',
+  extraFields: string[] = [],
+): ObjectSdl {
   const fields = Object.values(def.fields);
   const key = federation ? ' @key(fields: "id")' : '';
-  const output = fields.map((f) => `${describe(f.description ?? f.label, '  ')}  ${f.name}: ${outputType(f)}`);
+  const output = [...fields.map((f) => `${describe(f.description ?? f.label, '  ')}  ${f.name}: ${outputType(f)}`), ...extraFields];
   const input = fields.filter(isInputField).map((f) => `  ${f.name}: ${baseType(f)}`);
   const types = [`${describe(def.description ?? def.label, '')}type ${names.type}${key} {\n${output.join('\n')}\n}`];
   const queries = [
     `  """One ${def.name} record by id; null when there is none the caller may see."""\n  ${names.one}(id: String!): ${names.type}`,
     `  """${def.name} records. filters and sort are JSON text (the spec's array forms); sort also takes '-name' or 'name desc'."""\n` +
-      `  ${names.list}(top: Int, skip: Int, filters: String, fields: [String], sort: String, ${listArguments ? `${listArguments}, ` : ''}limit: Int @deprecated(reason: "Use top.")): [${names.type}]`,
+      `  ${names.list}(${listArgs(listArguments)}): [${names.type}]`,
   ];
   const mutations = [`  ${names.delete}(id: String!): DeleteResult`];
   if (input.length) {

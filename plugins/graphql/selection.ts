@@ -5,8 +5,11 @@
  */
 import {
   getDirectiveValues,
+  getNamedType,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
+  isLeafType,
+  isObjectType,
   Kind,
   type FieldNode,
   type FragmentSpreadNode,
@@ -15,17 +18,26 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 
-type Info = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>;
+type Info = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues' | 'schema'>;
 
-/** The names selected on `typeName` under the resolved field (`id` always included, `__typename` left out). */
+/**
+ * The record fields selected on `typeName` under the resolved field (`id` always included,
+ * `__typename` left out, and so are the relation fields: fields with arguments or a record type).
+ */
 export function selectedFields(info: Info, typeName: string): string[] {
+  const type = info.schema.getType(typeName);
+  const own = isObjectType(type) ? type.getFields() : undefined;
+  const plain = (name: string) => {
+    const field = own?.[name];
+    return !field || (field.args.length === 0 && isLeafType(getNamedType(field.type)));
+  };
   const names = new Set<string>(['id']);
   const seen = new Set<string>();
   const walk = (set: SelectionSetNode | undefined): void => {
     for (const node of set?.selections ?? []) {
       if (!included(node, info.variableValues)) continue;
       if (node.kind === Kind.FIELD) {
-        if (!node.name.value.startsWith('__')) names.add(node.name.value);
+        if (!node.name.value.startsWith('__') && plain(node.name.value)) names.add(node.name.value);
       } else if (node.kind === Kind.INLINE_FRAGMENT) {
         if (!node.typeCondition || node.typeCondition.name.value === typeName) walk(node.selectionSet);
       } else {

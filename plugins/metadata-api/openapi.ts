@@ -196,7 +196,8 @@ export function metadataPaths(prefix: string, adminSecurity?: OpenAPIV3.Security
         'Every object the caller may read (fields as a map)',
         [],
         json({ type: 'object', required: ['objects'], properties: { objects: { type: 'array', items: schemaRef(S.summary) } } }),
-        [],
+        // Any route: a body that does not parse (400), credentials that do not check out (401).
+        ['INVALID_REQUEST', 'UNAUTHORIZED'],
       ),
     },
   };
@@ -263,7 +264,14 @@ export function metadataPaths(prefix: string, adminSecurity?: OpenAPIV3.Security
       description: 'Admins get INVALID_REQUEST naming the entry (details {type, id, writable: false}); nothing is ever written.',
       parameters: [params.type, params.id],
       ...admin,
-      responses: errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR'),
+      responses: {
+        // The spec's answer where the storage is writable; this server's YAML folders never are.
+        200: {
+          description:
+            'Written: only from a metadata storage that supports writing. This server loads read-only YAML folders, so it never answers this.',
+        },
+        ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR'),
+      },
     },
   };
   return paths;

@@ -24,7 +24,7 @@ import { jsonContentType, type MetadataLevel } from './format';
 import { nextPageQuery, pagePlan, type PageLimits } from './paging';
 import type { ApplyStep, ParsedApply } from './query/apply';
 import { optionError, type Source } from './query/errors';
-import { parseFilterExpression, type FilterLimits } from './query/filter';
+import { parsePlainFilter, type FilterLimits } from './query/filter';
 import { parseOrderBy } from './query/orderby';
 import { parseSelect } from './query/select';
 import { nonNegativeInteger } from './query/values';
@@ -55,7 +55,7 @@ export async function appliedList(r: AppliedListRequest): Promise<ODataResponse>
   const options = optionsAfterApply(r.query);
   const output = r.apply.output;
   const source = (option: string): Source => ({ text: options.get(option)!, where: option, target: option });
-  const after = options.has('$filter') ? parseFilterExpression(source('$filter'), output, r.filterLimits) : undefined;
+  const after = options.has('$filter') ? parsePlainFilter(source('$filter'), output, r.filterLimits) : undefined;
   const orderby = options.has('$orderby') ? parseOrderBy(source('$orderby'), output) : undefined;
   const select = options.has('$select') ? parseSelect(source('$select'), output).names : undefined;
   const top = integer(options, '$top');

@@ -22,6 +22,8 @@ export interface ExpandStep {
   keepKey: boolean;
   target: ObjectDefinition;
   plan: ExpandPlan;
+  /** Properties the engine adds to the related records without a $select asking for them (a one-to-many relation's foreign key). */
+  strip?: string[];
 }
 
 /**
@@ -38,8 +40,10 @@ export function translateExpand(
   const out: Record<string, ExpandOptions> = {};
   const plan: ExpandPlan = new Map();
   const relations = model.relations(def);
+  const collections = model.collections(def);
   for (const [name, options] of Object.entries(expand)) {
-    const relation = relations.find((r) => r.nav === name) ?? relations.find((r) => r.field === name);
+    const relation =
+      relations.find((r) => r.nav === name) ?? relations.find((r) => r.field === name) ?? collections.find((r) => r.nav === name);
     const target = relation && model.source.object(relation.target);
     if (!relation || !target) {
       out[name] = options;
@@ -51,14 +55,17 @@ export function translateExpand(
     }
     const selected = options?.fields && withoutNavigations(model, target, options.fields);
     const nested = options?.expand ? translateExpand(model, target, options.expand, selected) : undefined;
-    out[relation.field] = { ...options, ...(selected ? { fields: selected } : {}), ...(nested ? { expand: nested.expand } : {}) };
+    // A relation field's expand goes by the field, a one-to-many one by its name (the kernel's relation names).
+    const key = relation.reverse ? relation.nav : relation.field;
+    out[key] = { ...options, ...(selected ? { fields: selected } : {}), ...(nested ? { expand: nested.expand } : {}) };
     const byNav = name === relation.nav;
-    plan.set(relation.field, {
+    plan.set(key, {
       relation,
       byNav,
-      keepKey: byNav && (!fields || fields.includes(relation.field)),
+      keepKey: byNav && !relation.reverse && (!fields || fields.includes(relation.field)),
       target,
       plan: nested?.plan ?? new Map<string, ExpandStep>(),
+      ...(relation.reverse && selected && !selected.includes(relation.field) ? { strip: [relation.field] } : {}),
     });
   }
   return { expand: out, plan };
@@ -66,7 +73,7 @@ export function translateExpand(
 
 /** $select names without the navigation properties (selecting one means nothing to the engine; expanding it is what brings it). */
 export function withoutNavigations(model: ODataModel, def: ObjectDefinition, fields: readonly string[]): string[] {
-  const navs = new Set(model.relations(def).map((r) => r.nav));
+  const navs = new Set([...model.relations(def), ...model.collections(def)].map((r) => r.nav));
   return fields.filter((f) => !navs.has(f));
 }
 
@@ -81,13 +88,19 @@ export function toEntity(record: DataRecord, def: ObjectDefinition, plan: Expand
   const etag = options.etags ? etagOf(record) : undefined;
   const entity: DataRecord = etag ? { '@odata.etag': etag } : {};
   for (const [key, value] of Object.entries(record)) {
-    if (options.strip?.includes(key)) continue;
+    if (options.strip?.includes(key) && !plan.has(key)) continue;
     const step = plan.get(key);
+    if (step?.relation.reverse) {
+      // The engine's `<relation>@count` (expand option count) is OData's `<nav>@odata.count`, just before the collection.
+      const count = record[`${key}@count`];
+      if (count !== undefined) entity[`${step.relation.nav}@odata.count`] = count;
+    } else if (key.endsWith('@count') && plan.get(key.slice(0, -'@count'.length))?.relation.reverse) continue;
     if (step) {
+      const nested = { etags: options.etags, strip: step.strip };
       const shaped = Array.isArray(value)
-        ? value.map((v) => toEntity(v as DataRecord, step.target, step.plan, { etags: options.etags }))
+        ? value.map((v) => toEntity(v as DataRecord, step.target, step.plan, nested))
         : value && typeof value === 'object'
-          ? toEntity(value as DataRecord, step.target, step.plan, { etags: options.etags })
+          ? toEntity(value as DataRecord, step.target, step.plan, nested)
           : null;
       if (!step.byNav) {
         entity[key] = shaped;

@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { User } from '../../kernel';
-import { buildEdmx, type EdmxObject } from './edmx';
+import type { CapabilitySettings } from './capabilities';
+import { buildEdmx, DEFAULT_CAPABILITIES, type EdmxObject } from './edmx';
 import type { ODataModel } from './model';
 
 export interface MetadataDocument {
@@ -26,7 +27,10 @@ export class MetadataCache {
   private nextSetId = 0;
   private builds = 0;
 
-  constructor(private readonly model: ODataModel) {}
+  constructor(
+    private readonly model: ODataModel,
+    private readonly capabilities: CapabilitySettings = DEFAULT_CAPABILITIES,
+  ) {}
 
   /** How many documents were built (for tests). */
   get buildCount(): number {
@@ -39,13 +43,17 @@ export class MetadataCache {
     const key = visible.map((v) => `${v.def.name}:${this.setId(v.readable)}`).join(',');
     let doc = this.documents.get(key);
     if (!doc) {
-      const names = new Set(visible.map((v) => v.def.name));
+      const byName = new Map(visible.map((v) => [v.def.name, v.readable]));
       const objects: EdmxObject[] = visible.map(({ def, readable }) => ({
         def,
         readable,
-        relations: this.model.relations(def).filter((r) => readable.has(r.field) && names.has(r.target)),
+        relations: [
+          ...this.model.relations(def).filter((r) => readable.has(r.field) && byName.has(r.target)),
+          // One-to-many: the target listed, its relation field readable.
+          ...this.model.collections(def).filter((r) => byName.get(r.target)?.has(r.field)),
+        ],
       }));
-      const xml = buildEdmx(objects);
+      const xml = buildEdmx(objects, this.capabilities);
       doc = { xml, etag: `"${createHash('sha256').update(xml).digest('base64url').slice(0, 27)}"` };
       this.documents.set(key, doc);
       this.builds += 1;

@@ -21,7 +21,7 @@ import { odataErrorResponse } from './errors';
 import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from './etag';
 import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } from './format';
 import { MetadataCache } from './metadata-cache';
-import { ODataModel, type ModelSource } from './model';
+import { ODataModel, type ModelSource, type Relation } from './model';
 import type { ODataSettings } from './options';
 import { DEFAULT_FILTER_LIMITS, parseODataQuery, type ODataQuerySettings } from './query';
 import { parseApply, type ParsedApply } from './query/apply';
@@ -99,7 +99,7 @@ export class ODataService {
       access: (object, user) => kernel.engine.repo(object, { user }).permissions(),
     };
     this.model = new ODataModel(source);
-    this.metadata = new MetadataCache(this.model);
+    this.metadata = new MetadataCache(this.model, settings);
   }
 
   private get querySettings(): ODataQuerySettings {
@@ -298,10 +298,11 @@ export class ODataService {
   private async property(def: ObjectDefinition, key: string, name: string, call: Call): Promise<ODataResponse> {
     const view = this.model.view(def, call.ctx.user);
     const relation = this.model.navigation(def, name);
-    if ((!relation || !view.fields[relation.field]) && !view.fields[name]) {
+    if ((!relation || (!relation.reverse && !view.fields[relation.field])) && !view.fields[name]) {
       const message = `'${name}' is not a property of ${def.name}`;
       throw new ObjectQLError('NOT_FOUND', message, [{ code: 'NOT_FOUND', message, target: name }]);
     }
+    if (relation?.reverse) return this.related(def, key, relation, call);
     const field = relation ? relation.field : name;
     if (!relation) onlyOptions(call.query, [], 'a property');
     const record = await call.engine.repo(def.name, call.ctx).findOne({ fields: [field], filter: { field: 'id', op: 'eq', value: key } });
@@ -331,6 +332,13 @@ export class ODataService {
         return { status: 204, headers: { 'Cache-Control': NO_CACHE } };
       throw err;
     }
+  }
+
+  /** `Set('id')/tasks`: the records of a one-to-many navigation property, as a collection with the query options. */
+  private async related(def: ObjectDefinition, key: string, relation: Relation, call: Call): Promise<ODataResponse> {
+    const parent = await call.engine.repo(def.name, call.ctx).findOne({ fields: ['id'], filter: { field: 'id', op: 'eq', value: key } });
+    if (!parent) throw notFound(def, key);
+    return this.list(this.entitySet(relation.target), call, { field: relation.field, op: 'eq', value: key });
   }
 
   // ---- writes ----------------------------------------------------------------------------------

@@ -1,23 +1,22 @@
 /**
  * The base OpenAPI document, before any protocol adds its paths: info, servers, the schema of
- * every object (`<Name>` and `<Name>Input`), the shared schemas (Error, PageMeta), the security
+ * every object (`<Name>`, `<Name>Partial`, `<Name>Create`, `<Name>Update`), the shared schemas (Error, PageMeta, GroupRow), the security
  * schemes and this plugin's own two routes. Pure: no HTTP, no I/O.
  */
 import { type ObjectDefinition } from '../../kernel';
 import {
-  ERROR_SCHEMA,
-  PAGE_META_SCHEMA,
+  GROUP_ROW,
   SECURITY_SCHEMES,
-  objectSchemas,
-  schemaName,
+  documentSchemas,
+  errorResponses,
+  objectSchemaNames,
   type OpenAPIDocument,
-  type SchemaObject,
 } from '../../kernel/protocol';
 
 export const OPENAPI_VERSION = '3.0.3';
 
 /** Schemas of the base document that are not object schemas; an object must not take these names. */
-export const SHARED_SCHEMAS = ['Error', 'PageMeta'] as const;
+export const SHARED_SCHEMAS = ['Error', 'PageMeta', GROUP_ROW] as const;
 
 export interface DocumentSettings {
   title: string;
@@ -28,16 +27,20 @@ export interface DocumentSettings {
   docsPath: string;
   /** Whether callers without credentials are let in (adds `{}` to the global `security`). */
   anonymous: boolean;
+  /** `info.license`: the option, else the application's package.json license; absent when neither says. */
+  license?: { name: string; url: string };
 }
+
+/** What the HTTP layer answers any route, these included, for a request it cannot read. */
+const MALFORMED = {
+  '400': { description: 'INVALID_REQUEST: a malformed HTTP request', content: errorResponses('INVALID_REQUEST')['400'].content },
+  '431': { description: "INVALID_REQUEST: the request's headers are too large", content: errorResponses('INVALID_REQUEST')['400'].content },
+};
 
 export function baseDocument(settings: DocumentSettings, objects: readonly ObjectDefinition[]): OpenAPIDocument {
   const clashes = schemaNameClashes(objects);
   if (clashes.length) throw new Error(`OpenAPI schema names clash: ${clashes.join('; ')}`);
-  const schemas: Record<string, SchemaObject> = {
-    Error: structuredClone(ERROR_SCHEMA),
-    PageMeta: structuredClone(PAGE_META_SCHEMA),
-  };
-  for (const def of objects) Object.assign(schemas, objectSchemas(def));
+  const schemas = documentSchemas(objects);
   const security = [...Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })), ...(settings.anonymous ? [{}] : [])];
   return {
     openapi: OPENAPI_VERSION,
@@ -49,6 +52,7 @@ export function baseDocument(settings: DocumentSettings, objects: readonly Objec
         (objects.length ? ` (${objects.map((o) => o.name).join(', ')})` : '') +
         '. Every protocol serves the same records through the same validation, hooks and permissions. ' +
         `Interactive reference: ${settings.docsPath}.`,
+      ...(settings.license ? { license: settings.license } : {}),
     },
     servers: [{ url: '/' }],
     security,
@@ -64,10 +68,18 @@ export function baseDocument(settings: DocumentSettings, objects: readonly Objec
               description: 'The OpenAPI document',
               headers: { ETag: { description: 'Changes when the document changes', schema: { type: 'string' } } },
               content: {
-                'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], additionalProperties: true } },
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['openapi', 'info', 'paths'],
+                    properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+                    additionalProperties: true,
+                  },
+                },
               },
             },
             '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+            ...MALFORMED,
           },
         },
       },
@@ -76,7 +88,7 @@ export function baseDocument(settings: DocumentSettings, objects: readonly Objec
           tags: ['OpenAPI'],
           operationId: 'getApiReference',
           summary: 'Interactive API reference (Swagger UI, served locally)',
-          responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+          responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }, ...MALFORMED },
         },
       },
     },
@@ -95,8 +107,7 @@ export function schemaNameClashes(objects: readonly ObjectDefinition[]): string[
   const taken = new Map<string, string>(SHARED_SCHEMAS.map((n) => [n, 'a shared schema']));
   const clashes: string[] = [];
   for (const def of objects) {
-    const name = schemaName(def.name);
-    for (const candidate of [name, `${name}Input`]) {
+    for (const candidate of Object.values(objectSchemaNames(def.name))) {
       const owner = taken.get(candidate);
       if (owner) clashes.push(`object '${def.name}' needs schema '${candidate}', already used by ${owner}`);
       else taken.set(candidate, `object '${def.name}'`);

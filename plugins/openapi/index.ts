@@ -44,11 +44,14 @@ export default definePlugin((options: OpenApiOptions = {}) => {
       });
       // Runs once every plugin has registered and started: the routes and the auth settings are final by then.
       k.hooks.publicRoutes.tap('openapi', (router) => {
+        const pkg = packageInfo(kernel.config.baseDir);
+        const license = settings.license ?? spdxLicense(pkg.license);
         const document: DocumentSettings = {
           title: settings.title ?? 'ObjectQL API',
-          version: packageVersion(kernel.config.baseDir) ?? '1.0.0',
+          version: pkg.version ?? '1.0.0',
           ...paths(),
           anonymous: !authRequired(kernel),
+          ...(license ? { license } : {}),
         };
         const cache = new DocumentCache(
           () => kernel.registry.revision,
@@ -125,12 +128,19 @@ function authRequired(kernel: Kernel): boolean {
   return auth?.required === true;
 }
 
-/** `version` of the application's package.json (next to its config), if there is one. */
-function packageVersion(dir: string): string | undefined {
+/** `version` and `license` of the application's package.json (next to its config), where there is one. */
+function packageInfo(dir: string): { version?: string; license?: string } {
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   try {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' && pkg.version ? pkg.version : undefined;
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown; license?: unknown };
+    return { version: text(pkg.version), license: text(pkg.license) };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** An SPDX license id as an OpenAPI license object; none for UNLICENSED, SEE LICENSE IN ... or an expression. */
+function spdxLicense(id: string | undefined): { name: string; url: string } | undefined {
+  if (!id || !/^[A-Za-z0-9.+-]+$/.test(id) || id === 'UNLICENSED') return undefined;
+  return { name: id, url: `https://spdx.org/licenses/${id}.html` };
 }

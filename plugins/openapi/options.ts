@@ -14,6 +14,13 @@ const schema = z.strictObject({
     .string({ error: 'must be a non-empty string' })
     .refine((t) => t.trim() !== '', { error: 'must be a non-empty string' })
     .optional(),
+  /** `info.license` of the document; default: the application's package.json `license` (an SPDX id, linked to spdx.org). */
+  license: z
+    .strictObject({
+      name: z.string().min(1, { error: 'must be a non-empty string' }),
+      url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    })
+    .optional(),
 });
 
 export type OpenApiOptions = z.input<typeof schema>;

@@ -1,13 +1,15 @@
 /**
  * The REST routes in the OpenAPI document: per object its list, record and bulk paths, with the
  * query parameters, request bodies and responses. Record shapes reference the object schemas
- * (`<Name>`, `<Name>Input`) and the shared `Error` and `PageMeta` that the openapi plugin puts into
- * components.
+ * (`<Name>` as created, `<Name>Partial` as read, `<Name>Create`, `<Name>Update`) and the shared `Error`,
+ * `PageMeta` and `GroupRow` that the openapi plugin puts into components.
  */
-import { type ObjectDefinition } from '../../kernel';
+import { relationsOf, type ObjectDefinition } from '../../kernel';
 import {
+  GROUP_ROW,
   errorResponses,
-  schemaName,
+  listExamples,
+  objectSchemaNames,
   schemaRef,
   type OpenAPIDocument,
   type ReferenceObject,
@@ -53,54 +55,88 @@ const FILTERS: SchemaObject = {
   ],
 };
 
-const FIELDS = query('fields', 'Comma list of fields to return (id always comes), or a JSON array.');
-const EXPAND = query(
-  'expand',
-  'Comma list of relation fields to inline (a dotted path goes deeper), or a JSON map {field: {fields, filters, sort, top, expand}}.',
-);
-const LIST_PARAMETERS: Parameter[] = [
-  query(
-    'filter',
-    'JSON-encoded filter: array form [["status", "=", "active"]] or map form {"status": "active"}.',
+/** The list parameters of one object, each example made from that object's fields. */
+function listParameters(def: ObjectDefinition, relations: readonly string[]): { list: Parameter[]; record: Parameter[] } {
+  const ex = listExamples(def, relations);
+  const example = (value: string | undefined) => (value === undefined ? {} : { example: value });
+  const fields = query(
+    'fields',
+    'Comma list of fields to return (id always comes), or a JSON array.',
     { type: 'string' },
-    { example: '[["status","=","active"]]' },
-  ),
-  query('sort', "A field or a comma list; descending as '-price' or 'price desc' (e.g. -price,name). May repeat."),
-  query('top', 'Maximum records to return (default 100, at most the server limit).', { type: 'integer', minimum: 0 }),
-  query('skip', 'Records to skip.', { type: 'integer', minimum: 0 }),
-  query(
-    'limit',
-    "Deprecated alias of 'top'; when both are given they must be equal.",
-    { type: 'integer', minimum: 0 },
-    { deprecated: true },
-  ),
-  FIELDS,
-  EXPAND,
-  query('groupBy', 'Comma list of fields to group by (with aggregate).'),
-  query(
-    'aggregate',
-    'JSON array of {func: count|sum|avg|min|max, field, alias}; sort may name aliases.',
+    example(ex.fields),
+  );
+  const expand = query(
+    'expand',
+    'Comma list of relations to inline: a lookup field (its id becomes the related record) or a reverse relation (an array of the records ' +
+      'pointing here); a dotted path goes deeper. Or a JSON map {relation: {fields, filters, sort, top, skip, count, expand}} ' +
+      '(skip and count: reverse relations only; count adds <relation>@count).',
     { type: 'string' },
-    { example: '[{"func":"sum","field":"budget","alias":"total"}]' },
-  ),
-];
+    example(ex.expand),
+  );
+  const list = [
+    query(
+      'filter',
+      'JSON-encoded filter: array form [["status", "=", "active"]] or map form {"status": "active"}.',
+      { type: 'string' },
+      example(ex.filter),
+    ),
+    query(
+      'sort',
+      "A field or a comma list; descending as '-price' or 'price desc' (e.g. -price,name). May repeat.",
+      { type: 'string' },
+      example(ex.sort),
+    ),
+    query('top', 'Maximum records to return (default 100, at most the server limit).', { type: 'integer', minimum: 0 }),
+    query('skip', 'Records to skip.', { type: 'integer', minimum: 0 }),
+    query(
+      'limit',
+      "Deprecated alias of 'top'; when both are given they must be equal.",
+      { type: 'integer', minimum: 0 },
+      { deprecated: true },
+    ),
+    fields,
+    expand,
+    query(
+      'groupBy',
+      'Comma list of fields to group by (with aggregate): the items are then GroupRow rows.',
+      { type: 'string' },
+      example(ex.groupBy),
+    ),
+    query(
+      'aggregate',
+      'JSON array of {func: count|countdistinct|sum|avg|min|max, field, alias}: the items are then GroupRow rows; sort may name aliases.',
+      { type: 'string' },
+      example(ex.aggregate),
+    ),
+  ];
+  return { list, record: [fields, expand] };
+}
 const ID: Parameter = { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } };
 
 /** Every REST path of every object, under the data prefix. */
 export function restPaths(objects: ObjectDefinition[], prefix: string): OpenAPIDocument['paths'] {
   const paths: OpenAPIDocument['paths'] = {};
-  for (const def of objects) Object.assign(paths, objectPaths(def, prefix));
+  const relations = relationsOf(objects);
+  for (const def of objects)
+    Object.assign(
+      paths,
+      objectPaths(
+        def,
+        prefix,
+        (relations.get(def.name) ?? []).map((r) => r.name),
+      ),
+    );
   return paths;
 }
 
-function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['paths'] {
-  const name = schemaName(def.name);
+function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly string[]): OpenAPIDocument['paths'] {
+  const names = objectSchemaNames(def.name);
   const tags = [def.label || def.name];
   const base = `${prefix}/${def.name}`;
-  const typed: SchemaObject = {
-    allOf: [schemaRef(name), { type: 'object', required: ['@type'], properties: { '@type': { type: 'string', enum: [def.name] } } }],
-  };
-  const input = schemaRef(`${name}Input`);
+  const parameters = listParameters(def, relations);
+  const typeOnly: SchemaObject = { type: 'object', required: ['@type'], properties: { '@type': { type: 'string', enum: [def.name] } } };
+  const created: SchemaObject = { allOf: [schemaRef(names.record), typeOnly] };
+  const read: SchemaObject = { allOf: [schemaRef(names.partial), typeOnly] };
   const withType = (properties: Record<string, SchemaObject | ReferenceObject>, required: string[]): SchemaObject => ({
     type: 'object',
     required: [...required, '@type'],
@@ -120,13 +156,10 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
     'update',
     `Update a ${def.label} (only the fields sent change)`,
     {
-      200: {
-        description: 'The changed fields with id, updated_at and @type',
-        content: json(withType({ id: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } }, ['id'])),
-      },
+      200: { description: 'The changed fields with id, updated_at and @type', content: json(read) },
       ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
     },
-    { parameters: [ID], requestBody: body(input, 'Field values to change') },
+    { parameters: [ID], requestBody: body(schemaRef(names.update), 'Field values to change') },
   );
 
   return {
@@ -136,16 +169,20 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
         `List ${def.label} records`,
         {
           200: {
-            description: '{items, meta}',
+            description:
+              '{items, meta}: records (limited by fields, with expanded relations), or with groupBy/aggregate one GroupRow per group',
             content: json({
               type: 'object',
               required: ['items', 'meta'],
-              properties: { items: { type: 'array', items: schemaRef(name) }, meta: schemaRef('PageMeta') },
+              properties: {
+                items: { type: 'array', items: { anyOf: [schemaRef(names.partial), schemaRef(GROUP_ROW)] } },
+                meta: schemaRef('PageMeta'),
+              },
             }),
           },
           ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
         },
-        { parameters: LIST_PARAMETERS },
+        { parameters: parameters.list },
       ),
       post: op(
         'create',
@@ -155,8 +192,8 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
             description: 'The created record with @type; for an array body {items, count, @type} and errors for the items that failed',
             content: json({
               oneOf: [
-                typed,
-                withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
+                created,
+                withType({ items: { type: 'array', items: schemaRef(names.record) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
                   'items',
                   'count',
                 ]),
@@ -166,7 +203,7 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
           200: {
             description: 'Array body where no item could be created: {items: [], count: 0, @type, errors}',
             content: json(
-              withType({ items: { type: 'array', items: schemaRef(name) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
+              withType({ items: { type: 'array', items: schemaRef(names.record) }, count: { type: 'integer' }, errors: BULK_ERRORS }, [
                 'items',
                 'count',
                 'errors',
@@ -175,7 +212,12 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
           },
           ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
         },
-        { requestBody: body({ oneOf: [input, { type: 'array', items: input }] }, 'A record, or an array of records to create one by one') },
+        {
+          requestBody: body(
+            { oneOf: [schemaRef(names.create), { type: 'array', items: schemaRef(names.create) }] },
+            'A record, or an array of records to create one by one',
+          ),
+        },
       ),
     },
     [`${base}/{id}`]: {
@@ -183,10 +225,10 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
         'get',
         `One ${def.label}`,
         {
-          200: { description: 'The record with @type', content: json(typed) },
+          200: { description: 'The record with @type (limited by fields, with expanded relations)', content: json(read) },
           ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
         },
-        { parameters: [ID, FIELDS, EXPAND] },
+        { parameters: [ID, ...parameters.record] },
       ),
       put: update,
       patch: { ...update, operationId: `rest_patch_${def.name}`, summary: `Update a ${def.label} (same as PUT)` },
@@ -213,7 +255,12 @@ function objectPaths(def: ObjectDefinition, prefix: string): OpenAPIDocument['pa
         },
         {
           requestBody: body(
-            { type: 'object', required: ['filters', 'data'], additionalProperties: false, properties: { filters: FILTERS, data: input } },
+            {
+              type: 'object',
+              required: ['filters', 'data'],
+              additionalProperties: false,
+              properties: { filters: FILTERS, data: schemaRef(names.update) },
+            },
             '{filters, data}',
           ),
         },

@@ -6,7 +6,12 @@
 import { type ObjectDefinition, type ResolvedConfig } from '../../kernel';
 import {
   ERROR_SCHEMA,
+  GROUP_ROW,
+  createExample,
+  deniedFields,
   errorResponses,
+  listExamples,
+  objectSchemaNames,
   schemaName,
   schemaRef,
   type OpenAPIDocument,
@@ -33,7 +38,7 @@ export function addRpcPaths(
   objects: readonly ObjectDefinition[],
   limits: ResolvedConfig['limits'],
 ): OpenAPIDocument {
-  const schemas = { ...sharedSchemas(objects), ...argsSchemas(limits), ...requestSchemas(), ...responseSchemas() };
+  const schemas = { ...sharedSchemas(objects), ...argsSchemas(limits), ...requestSchemas(objects, limits), ...responseSchemas(objects) };
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } };
   doc.tags = [...(doc.tags ?? []), { name: 'JSON-RPC', description: 'One route, one operation per request: {op, object, args}' }];
   doc.paths[path] = {
@@ -44,7 +49,7 @@ export function addRpcPaths(
       summary: 'Run one operation (find, findOne, create, update, delete, count, action, createMany, updateMany, deleteMany) on an object',
       description:
         'The request names the operation (`op`), the target object (`object`) and its arguments (`args`); see RpcRequest for the arguments of each op ' +
-        'and the `<Object>` / `<Object>Input` schemas for the fields of each object. Bulk operations (createMany, updateMany, deleteMany) go record by ' +
+        'and the `<Object>Create` / `<Object>Update` schemas for the fields of each object. Bulk operations (createMany, updateMany, deleteMany) go record by ' +
         'record and are not atomic: failed items are listed in `errors`.',
       requestBody: { required: true, content: { 'application/json': { schema: ref('RpcRequest'), ...examples(objects) } } },
       responses: {
@@ -87,14 +92,10 @@ export function addRpcPaths(
 
 function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Schema> {
   const names = objects.map((o) => o.name);
-  const inputs = objects.map((o) => ref(`${schemaName(o.name)}Input`));
   const actions = [...new Set(objects.flatMap((o) => Object.keys(o.actions)))].sort();
   return {
     RpcObjectName: { type: 'string', description: 'the target object', ...(names.length ? { enum: names } : {}) },
     RpcActionName: { type: 'string', description: 'an action declared on the target object', ...(actions.length ? { enum: actions } : {}) },
-    RpcFieldMap: inputs.length
-      ? { description: 'field values of the target object: its `<Object>Input` schema', anyOf: inputs }
-      : { type: 'object', additionalProperties: true },
     RpcFilter: {
       description:
         'Array form: conditions [field, operator, value] joined by "and" / "or" (adjacent conditions are and-ed; a condition may be a nested list; ["not", [...]] negates). ' +
@@ -123,7 +124,9 @@ function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Sch
     },
     RpcExpand: {
       type: 'object',
-      description: 'relation field → options; the related record appears inline under that field',
+      description:
+        'relation → options: a lookup field (the related record appears inline under that field) or a reverse relation ' +
+        '(an array of the records pointing here, under its name)',
       additionalProperties: ref('RpcExpandOptions'),
     },
     RpcExpandOptions: {
@@ -134,6 +137,8 @@ function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Sch
         filters: ref('RpcFilter'),
         sort: ref('RpcSort'),
         top: { type: 'integer', minimum: 0 },
+        skip: { type: 'integer', minimum: 0, description: 'reverse relations only: related records to skip per parent' },
+        count: { type: 'boolean', description: 'reverse relations only: also set <relation>@count on each parent' },
         expand: ref('RpcExpand'),
       },
     },
@@ -142,7 +147,7 @@ function sharedSchemas(objects: readonly ObjectDefinition[]): Record<string, Sch
       required: ['func'],
       additionalProperties: false,
       properties: {
-        func: { type: 'string', enum: ['count', 'sum', 'avg', 'min', 'max'] },
+        func: { type: 'string', enum: ['count', 'countdistinct', 'sum', 'avg', 'min', 'max'] },
         field: { type: 'string', description: 'optional for count' },
         alias: { type: 'string', description: 'default `<func>_<field>`; sort may name it' },
       },
@@ -178,16 +183,15 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
       fields: { ...strings, nullable: true, description: 'null or omitted: every field the caller may read' },
       filters,
       sort: ref('RpcSort'),
-      top: { type: 'integer', minimum: 0, maximum: limits.maxTop, default: limits.defaultTop },
-      skip: { type: 'integer', minimum: 0, default: 0 },
+      // Defaults in words, not `default`: generators such as openapi-typescript make a property with a default required.
+      top: { type: 'integer', minimum: 0, maximum: limits.maxTop, description: `default ${limits.defaultTop}` },
+      skip: { type: 'integer', minimum: 0, description: 'default 0' },
       expand: ref('RpcExpand'),
       groupBy: strings,
       aggregate: { type: 'array', items: ref('RpcAggregate') },
       limit: { type: 'integer', minimum: 0, deprecated: true, description: 'deprecated alias of top; given with top, both must be equal' },
     }),
     RpcFindOneArgs: { oneOf: [id, object({ filters, fields: strings, expand: ref('RpcExpand') }, ['filters'])] },
-    RpcCreateArgs: ref('RpcFieldMap'),
-    RpcUpdateArgs: object({ id, data: ref('RpcFieldMap') }, ['id', 'data']),
     RpcDeleteArgs: { oneOf: [id, object({ id }, ['id'])] },
     RpcCountArgs: object({ filters }),
     RpcActionArgs: object(
@@ -198,36 +202,82 @@ function argsSchemas(limits: ResolvedConfig['limits']): Record<string, Schema> {
       },
       ['action'],
     ),
-    RpcCreateManyArgs: { type: 'array', items: ref('RpcFieldMap'), maxItems: limits.maxBulkItems },
-    RpcUpdateManyArgs: object({ filters: filterMap, data: ref('RpcFieldMap') }, ['filters', 'data']),
     RpcDeleteManyArgs: object({ filters: filterMap }, ['filters']),
   };
 }
 
-function requestSchemas(): Record<string, Schema> {
+/**
+ * The args of the ops that carry field values, for one object: create and createMany take its
+ * `<Object>Create`, update and updateMany its `<Object>Update`. Undefined for the other ops.
+ */
+function fieldArgs(op: RpcOp, object: string, limits: ResolvedConfig['limits']): Schema | undefined {
+  const names = objectSchemaNames(object);
+  const filterMap = ref('RpcFilterMap');
+  const closed = (properties: Record<string, Schema>, required: string[]): SchemaObject => ({
+    type: 'object',
+    additionalProperties: false,
+    required,
+    properties,
+  });
+  switch (op) {
+    case 'create':
+      return ref(names.create);
+    case 'createMany':
+      return { type: 'array', items: ref(names.create), maxItems: limits.maxBulkItems };
+    case 'update':
+      return closed({ id: { type: 'string', description: 'a record id' }, data: ref(names.update) }, ['id', 'data']);
+    case 'updateMany':
+      return closed({ filters: filterMap, data: ref(names.update) }, ['filters', 'data']);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * One request schema per op; for the ops that carry field values, one per op and object (a oneOf
+ * discriminated by `object`), so that a create names the object's required fields.
+ */
+function requestSchemas(objects: readonly ObjectDefinition[], limits: ResolvedConfig['limits']): Record<string, Schema> {
   const out: Record<string, Schema> = {};
-  const mapping: Record<string, string> = {};
+  const request = (op: RpcOp, object: Schema, args: Schema): SchemaObject => ({
+    type: 'object',
+    required: ['op', 'object', ...(ARGS_OPTIONAL.has(op) ? [] : ['args'])],
+    additionalProperties: false,
+    properties: { op: { type: 'string', enum: [op] }, object, args, user: ref('RpcUser'), ai_context: ref('RpcAiContext') },
+  });
   for (const op of RPC_OPS) {
     const name = rpcSchemaName(op, 'Request');
-    mapping[op] = `#/components/schemas/${name}`;
+    if (!fieldArgs(op, '', limits)) {
+      out[name] = request(op, ref('RpcObjectName'), ref(rpcSchemaName(op, 'Args')));
+      continue;
+    }
+    if (!objects.length) {
+      out[name] = request(op, ref('RpcObjectName'), { type: 'object', additionalProperties: true });
+      continue;
+    }
+    const byObject: Record<string, string> = {};
+    for (const def of objects) {
+      const variant = `Rpc${op[0].toUpperCase()}${op.slice(1)}${schemaName(def.name)}Request`;
+      byObject[def.name] = `#/components/schemas/${variant}`;
+      out[variant] = request(op, { type: 'string', enum: [def.name] }, fieldArgs(op, def.name, limits)!);
+    }
     out[name] = {
-      type: 'object',
-      required: ['op', 'object', ...(ARGS_OPTIONAL.has(op) ? [] : ['args'])],
-      additionalProperties: false,
-      properties: {
-        op: { type: 'string', enum: [op] },
-        object: ref('RpcObjectName'),
-        args: ref(rpcSchemaName(op, 'Args')),
-        user: ref('RpcUser'),
-        ai_context: ref('RpcAiContext'),
-      },
+      description: `${op}: one schema per object, chosen by 'object'`,
+      oneOf: Object.values(byObject).map((r) => ({ $ref: r })),
+      discriminator: { propertyName: 'object', mapping: byObject },
     };
   }
-  out.RpcRequest = { oneOf: RPC_OPS.map((op) => ref(rpcSchemaName(op, 'Request'))), discriminator: { propertyName: 'op', mapping } };
+  // No discriminator on op: the create and update requests are themselves a oneOf (one per object),
+  // which a discriminator mapping may not name; `op` alone still tells the alternatives apart.
+  out.RpcRequest = {
+    description: 'one of the op requests, told apart by `op` (and for create, update, createMany, updateMany by `object`)',
+    oneOf: RPC_OPS.map((op) => ref(rpcSchemaName(op, 'Request'))),
+  };
   return out;
 }
 
-function responseSchemas(): Record<string, Schema> {
+function responseSchemas(objects: readonly ObjectDefinition[]): Record<string, Schema> {
+  const names = objects.map((o) => objectSchemaNames(o.name));
   const bulkErrors: SchemaObject = {
     type: 'array',
     items: ref('RpcBulkError'),
@@ -236,11 +286,10 @@ function responseSchemas(): Record<string, Schema> {
   const count: SchemaObject = { type: 'integer', minimum: 0 };
   return {
     RpcRecord: {
-      type: 'object',
       description:
-        'A record of the target object (its `<Object>` schema), limited to `fields` when given, with expanded relations inline; with groupBy, one row per group.',
-      additionalProperties: true,
-      properties: { id: { type: 'string' } },
+        'A record of the target object as read (its `<Object>Partial` schema: limited to `fields` when given, with expanded relations inline); ' +
+        'with groupBy/aggregate, a GroupRow per group.',
+      anyOf: [...names.map((n) => ref(n.partial)), ref(GROUP_ROW)],
     },
     RpcFindResponse: {
       type: 'object',
@@ -279,26 +328,39 @@ function responseSchemas(): Record<string, Schema> {
     RpcCreateManyResponse: {
       type: 'object',
       required: ['items', 'count', '@type'],
-      properties: { items: { type: 'array', items: ref('RpcRecord') }, count, '@type': typeProp, errors: bulkErrors },
+      properties: {
+        items: { type: 'array', items: names.length ? { anyOf: names.map((n) => ref(n.record)) } : { type: 'object' } },
+        count,
+        '@type': typeProp,
+        errors: bulkErrors,
+      },
     },
     RpcBulkResponse: { type: 'object', required: ['count', '@type'], properties: { count, '@type': typeProp, errors: bulkErrors } },
   };
 }
 
-/** Request examples on the first object, for the API reference's "try it out". */
+/** Request examples on the first object, for the API reference's "try it out": each names only that object's fields. */
 function examples(objects: readonly ObjectDefinition[]): { examples?: Record<string, { summary: string; value: unknown }> } {
   const def = objects[0];
   if (!def) return {};
   const object = def.name;
+  const readable = deniedFields(def, 'allow_read');
   const fields = Object.values(def.fields)
-    .filter((f) => !f.system)
+    .filter((f) => !f.system && !readable.has(f.name))
     .slice(0, 2)
     .map((f) => f.name);
+  const list = listExamples(def, []);
+  const aggregate = JSON.parse(list.aggregate) as unknown[];
   return {
     examples: {
       find: { summary: `find: first 10 ${object} records`, value: { op: 'find', object, args: { fields: ['id', ...fields], top: 10 } } },
       findOne: { summary: `findOne: a ${object} record by id`, value: { op: 'findOne', object, args: 'some-id' } },
       count: { summary: `count: all ${object} records`, value: { op: 'count', object, args: {} } },
+      aggregate: {
+        summary: `find with aggregate: ${object} totals${list.groupBy ? ` per ${list.groupBy}` : ''}`,
+        value: { op: 'find', object, args: { ...(list.groupBy ? { groupBy: [list.groupBy] } : {}), aggregate } },
+      },
+      create: { summary: `create: a ${object} record (its required fields)`, value: { op: 'create', object, args: createExample(def) } },
       delete: { summary: `delete: a ${object} record by id`, value: { op: 'delete', object, args: { id: 'some-id' } } },
     },
   };

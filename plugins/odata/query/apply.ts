@@ -23,7 +23,7 @@
 import type { AggregateFunc, FieldDefinition, Filter, ObjectDefinition } from '../../../kernel';
 import { JSON_VALUE_TYPES, NUMERIC_TYPES } from '../../../kernel';
 import { optionError, propertyError, syntaxError, type Source } from './errors';
-import { parseFilterExpression, type FilterLimits } from './filter';
+import { parsePlainFilter, type FilterLimits } from './filter';
 import { describe, Tokens, type Token } from './lexer';
 
 export interface ApplyAggregate {
@@ -131,7 +131,7 @@ class ApplyParser {
       if (close.kind === '(') depth++;
       if (close.kind === ')' && --depth === 0) break;
     }
-    const filter = parseFilterExpression(this.src, this.current, this.limits, open.pos + 1, close.pos);
+    const filter = parsePlainFilter(this.src, this.current, this.limits, open.pos + 1, close.pos);
     this.steps.push({ kind: 'filter', filter, stage: this.aggregated ? 'groups' : 'entities' });
   }
 

@@ -5,24 +5,28 @@
  *
  *   $expand=customer($select=name,email;$filter=active eq true;$orderby=name desc;$top=5;$expand=owner)
  *
- * Options inside: $select, $filter, $orderby, $top, $expand. $skip, $count, $search and $levels are
- * refused there, as are `*`, `/$ref` and paths. A navigation property is a relation field of the
- * object as the caller sees it (lookup, master_detail) whose target `resolve` knows; the nested
- * options are checked against that target. Positions in messages count from the start of the
- * whole $expand value.
+ * Options inside: $select, $filter, $orderby, $top, $expand, and on a one-to-many navigation
+ * property (kind `reverse`: `tasks` on project) also $skip and $count (`count: true`: the engine
+ * sets `<name>@count` on each parent). $search and $levels are refused there, as are `*`, `/$ref`
+ * and paths. A navigation property is one the navigation lookup knows (query/navigation.ts: the
+ * model's, or a relation field whose target `resolve` knows); the nested options are checked
+ * against its target. Positions in messages count from the start of the whole $expand value.
  */
 import type { ExpandOptions, ObjectDefinition } from '../../../kernel';
 import { ODataQueryError, propertyError, syntaxError, type Source } from './errors';
-import { parseFilterExpression, type FilterLimits } from './filter';
+import { parseFilterExpression, type FilterContext } from './filter';
+import { navigationLookup, type NavigationLookup } from './navigation';
 import { parseOrderBy } from './orderby';
 import { parseSelect } from './select';
+import type { ODataNavigation } from './types';
 import { nonNegativeInteger } from './values';
 
 export interface ExpandSettings {
   resolve(name: string): ObjectDefinition | undefined;
   maxExpandDepth: number;
   maxTop: number;
-  limits: FilterLimits;
+  /** The filter limits; their `navigation` also names the navigation properties that can be expanded. */
+  limits: FilterContext;
 }
 
 export interface ParsedExpand {
@@ -33,17 +37,21 @@ export interface ParsedExpand {
 
 const NAME = /[\p{L}_][\p{L}\p{N}_]*/uy;
 const SUPPORTED = '$select, $filter, $orderby, $top and $expand';
-const NOT_NESTED = new Set(['$skip', '$count', '$search', '$levels']);
+const NOT_NESTED = new Set(['$search', '$levels']);
 
 export function parseExpand(text: string, object: ObjectDefinition, settings: ExpandSettings): ParsedExpand {
   return new ExpandParser(text, settings).items(object, 0, text.length, 1, []);
 }
 
 class ExpandParser {
+  private readonly navigation: NavigationLookup;
+
   constructor(
     private readonly text: string,
     private readonly settings: ExpandSettings,
-  ) {}
+  ) {
+    this.navigation = settings.limits.navigation ?? navigationLookup({ resolve: (name) => settings.resolve(name) });
+  }
 
   private source(path: string[], option?: string): Source {
     const where = path.length ? `$expand: in '${path.join('/')}'${option ? `, ${option}` : ''}` : option ? `$expand: ${option}` : '$expand';
@@ -81,13 +89,13 @@ class ExpandParser {
         const message = `$expand: '${[...path, name].join('/')}' is nested ${depth} levels deep; the maximum expand depth is ${this.settings.maxExpandDepth}`;
         throw new ODataQueryError('EXPAND_DEPTH_EXCEEDED', message, '$expand');
       }
-      const target = this.navigationTarget(src, object, name, at);
+      const nav = this.navigationTarget(src, object, name, at);
       if (names.includes(name)) throw propertyError(src, name, `'${name}' is expanded twice; expand it once`, at);
       names.push(name);
       let options: ExpandOptions = {};
       if (this.text[i] === '(' && i < end) {
         const close = this.closing(src, i, end);
-        options = this.options(target, i + 1, close, depth, [...path, name]);
+        options = this.options(nav, i + 1, close, depth, [...path, name]);
         i = this.skipSpace(close + 1, end);
       }
       expand[name] = options;
@@ -98,14 +106,10 @@ class ExpandParser {
     return { expand, names };
   }
 
-  private navigationTarget(src: Source, object: ObjectDefinition, name: string, at: number): ObjectDefinition {
-    const field = Object.prototype.hasOwnProperty.call(object.fields, name) ? object.fields[name] : undefined;
-    const target =
-      field && (field.type === 'lookup' || field.type === 'master_detail') && field.reference_to
-        ? this.settings.resolve(field.reference_to)
-        : undefined;
-    if (!target) throw propertyError(src, name, `'${name}' is not a navigation property of '${object.name}'`, at);
-    return target;
+  private navigationTarget(src: Source, object: ObjectDefinition, name: string, at: number): ODataNavigation {
+    const nav = this.navigation(object, name);
+    if (!nav) throw propertyError(src, name, `'${name}' is not a navigation property of '${object.name}'`, at);
+    return nav;
   }
 
   /** The position of the ')' closing the '(' at `open`, skipping string literals. */
@@ -135,9 +139,11 @@ class ExpandParser {
   }
 
   /** `$name=value` pairs separated by ';' between start and end (the inside of an item's parentheses). */
-  private options(target: ObjectDefinition, start: number, end: number, depth: number, path: string[]): ExpandOptions {
+  private options(nav: ODataNavigation, start: number, end: number, depth: number, path: string[]): ExpandOptions {
+    const target = nav.target;
     const src = this.source(path);
     const out: ExpandOptions = {};
+    const context = { navigation: this.navigation, maxNavigationDepth: this.settings.limits.maxNavigationDepth };
     const seen = new Set<string>();
     for (const [from, to] of this.segments(src, start, end)) {
       const s = this.skipSpace(from, to);
@@ -162,16 +168,23 @@ class ExpandParser {
           out.filter = parseFilterExpression(optionSrc, target, this.settings.limits, vs, ve);
           break;
         case '$orderby':
-          out.sort = parseOrderBy(optionSrc, target, vs, ve);
+          out.sort = parseOrderBy(optionSrc, target, vs, ve, context);
           break;
-        case '$top': {
-          const raw = this.text.slice(vs, ve).trim();
-          const top = nonNegativeInteger(raw);
-          if (top === undefined) throw syntaxError(optionSrc, vs, `must be a non-negative integer, got '${raw}'`);
-          if (top > this.settings.maxTop) throw syntaxError(optionSrc, vs, `may be at most ${this.settings.maxTop}, got ${top}`);
-          out.top = top;
+        case '$top':
+          out.top = this.integer(optionSrc, vs, ve);
+          if (out.top > this.settings.maxTop) throw syntaxError(optionSrc, vs, `may be at most ${this.settings.maxTop}, got ${out.top}`);
           break;
-        }
+        case '$skip':
+        case '$count':
+          if (nav.kind !== 'reverse')
+            throw syntaxError(
+              src,
+              s,
+              `${name} is not supported inside $expand of '${nav.name}' (${nav.kind === 'one' ? 'a single record' : 'a multiple relation'}); the options there are ${SUPPORTED}, and $skip and $count on one-to-many navigation properties`,
+            );
+          if (name === '$skip') out.skip = this.integer(optionSrc, vs, ve);
+          else out.count = this.boolean(optionSrc, vs, ve);
+          break;
         case '$expand':
           out.expand = this.items(target, vs, ve, depth + 1, path).expand;
           break;
@@ -182,6 +195,19 @@ class ExpandParser {
       }
     }
     return out;
+  }
+
+  private integer(src: Source, start: number, end: number): number {
+    const raw = this.text.slice(start, end).trim();
+    const value = nonNegativeInteger(raw);
+    if (value === undefined) throw syntaxError(src, start, `must be a non-negative integer, got '${raw}'`);
+    return value;
+  }
+
+  private boolean(src: Source, start: number, end: number): boolean {
+    const raw = this.text.slice(start, end).trim();
+    if (raw !== 'true' && raw !== 'false') throw syntaxError(src, start, `must be true or false, got '${raw}'`);
+    return raw === 'true';
   }
 
   /** [start, end) ranges between the top-level ';' of a range, skipping strings and parentheses. */

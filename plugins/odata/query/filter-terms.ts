@@ -24,6 +24,10 @@ export interface PropertyOperand {
   field: FieldDefinition;
   pos: number;
   fn?: OperandFunction;
+  /** Reached through to-one relations (their names, outermost first): the property is the related record's. */
+  path?: string[];
+  /** The path as written (`project_nav/name`), for messages. */
+  written?: string;
 }
 
 export interface LiteralOperand {
@@ -84,7 +88,8 @@ export function describeOperand(o: Operand): string {
     return o.type === 'null'
       ? 'null'
       : `${o.type === 'guid' ? 'the GUID' : o.type === 'datetime' ? 'the date-time' : o.type === 'time' ? 'the time of day' : `the ${o.type}`} ${o.text}`;
-  return o.fn ? `${o.fn}(${o.name})` : `'${o.name}'`;
+  const name = o.written ?? o.name;
+  return o.fn ? `${o.fn}(${name})` : `'${name}'`;
 }
 
 /** Checks that a function may apply to a property. */

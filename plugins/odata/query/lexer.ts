@@ -1,6 +1,6 @@
 /**
  * The tokens of OData's expression syntax ($filter, and the name lists of $select and $orderby):
- * names, literals, punctuation. Literal forms (OData V4 ABNF):
+ * names, literals, punctuation (':' separates a lambda's variable from its condition). Literal forms (OData V4 ABNF):
  * - string  'text', a quote inside written twice: 'O''Neil'
  * - number  integer or decimal, optional sign and exponent: 5, -3, 2.5, 1e3; one type suffix of
  *   OData V2 (and of clients that still send it: the SAP Cloud SDK's typed filter writes `1000D`
@@ -12,7 +12,7 @@
  */
 import { syntaxError, type Source } from './errors';
 
-export type TokenKind = 'name' | 'string' | 'number' | 'date' | 'datetime' | 'time' | 'guid' | '(' | ')' | ',' | '/' | '*' | 'end';
+export type TokenKind = 'name' | 'string' | 'number' | 'date' | 'datetime' | 'time' | 'guid' | '(' | ')' | ',' | '/' | '*' | ':' | 'end';
 
 export interface Token {
   kind: TokenKind;
@@ -29,7 +29,7 @@ const DATETIME = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12
 const DATE = /(\d{4})-(\d{2})-(\d{2})(?![\p{L}\p{N}_.:-])/uy;
 const TIME = /(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12})?)?(?![\p{L}\p{N}_.:-])/uy;
 const NUMBER = /([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[dDfFmMlL]?(?![\p{L}\p{N}_.:-])/uy;
-const PUNCTUATION = new Set(['(', ')', ',', '/', '*']);
+const PUNCTUATION = new Set(['(', ')', ',', '/', '*', ':']);
 
 function match(re: RegExp, text: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;

@@ -11,10 +11,11 @@
  * - Property names are checked against the object as the caller sees it: a hidden field is as
  *   unknown as a missing one. Values are checked by the engine (types, select options, ...).
  */
-import { andFilters, type Filter, type FindOptions } from '../../../kernel';
+import { andFilters, type Filter, type FindOptions, type RequestFilter } from '../../../kernel';
 import { optionError, type Source } from './errors';
 import { parseExpand } from './expand';
-import { parseFilterExpression, type FilterLimits } from './filter';
+import { parseFilterExpression, type FilterContext, type FilterLimits } from './filter';
+import { navigationLookup } from './navigation';
 import { parseOrderBy } from './orderby';
 import { parseSearch } from './search';
 import { parseSelect } from './select';
@@ -33,9 +34,12 @@ export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxDepth: 16, maxConditions
 export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarget, settings: ODataQuerySettings): ODataQuery {
   const options = collect(params);
   const object = target.object;
-  const limits: FilterLimits = {
+  // Navigation paths and lambdas follow at most as many navigation properties as $expand nests.
+  const limits: FilterContext = {
     maxDepth: settings.maxFilterDepth ?? DEFAULT_FILTER_LIMITS.maxDepth,
     maxConditions: settings.maxFilterConditions ?? DEFAULT_FILTER_LIMITS.maxConditions,
+    navigation: navigationLookup(target),
+    maxNavigationDepth: settings.maxExpandDepth,
   };
   const source = (option: string): Source => ({ text: options.get(option)!, where: option, target: option });
   const find: FindOptions = {};
@@ -46,16 +50,16 @@ export function parseODataQuery(params: URLSearchParams, target: ODataQueryTarge
     if (select.fields) find.fields = select.fields;
     query.select = select.names;
   }
-  let filter: Filter | undefined;
+  let filter: RequestFilter | undefined;
   if (options.has('$filter')) filter = parseFilterExpression(source('$filter'), object, limits);
   let search: Filter | undefined;
   if (options.has('$search')) {
     if (!settings.enableSearch) throw optionError('$search', 'is disabled on this service');
     search = parseSearch(source('$search'), object, limits);
   }
-  const both = andFilters(filter, search);
+  const both = andFilters<RequestFilter>(filter, search);
   if (both) find.filter = both;
-  if (options.has('$orderby')) find.sort = parseOrderBy(source('$orderby'), object);
+  if (options.has('$orderby')) find.sort = parseOrderBy(source('$orderby'), object, undefined, undefined, limits);
   const top = integerOption(options, '$top');
   if (top !== undefined) {
     if (top > settings.maxTop) throw optionError('$top', `may be at most ${settings.maxTop}, got ${top}`);

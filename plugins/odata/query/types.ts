@@ -10,6 +10,25 @@ export interface ODataQueryTarget {
   object: ObjectDefinition;
   /** Other objects, by name, as the caller sees them: the targets of navigation properties. */
   resolve(name: string): ObjectDefinition | undefined;
+  /**
+   * The navigation property `name` of `object` (an object as `resolve` gives it), or undefined.
+   * Without it, a navigation property is a lookup / master_detail field whose target `resolve`
+   * knows, following the relation of that field's name (query/navigation.ts).
+   */
+  navigation?(object: ObjectDefinition, name: string): ODataNavigation | undefined;
+}
+
+/**
+ * A navigation property as the parser follows it: `relation` is the kernel's relation name
+ * (engine.relations: the lookup field for `one` and `many`, the reverse relation's name for
+ * `reverse`), `target` the related object as the caller sees it.
+ */
+export interface ODataNavigation {
+  name: string;
+  relation: string;
+  /** `one`: to one record; `many`: a multiple lookup; `reverse`: the records of `target` pointing here. */
+  kind: 'one' | 'many' | 'reverse';
+  target: ObjectDefinition;
 }
 
 export interface ODataQuerySettings {

@@ -10,7 +10,8 @@
  * - no aggregate the matrix can probe alike (`xAggregate` names fields by a typed enum and typed
  *   selections: a nonexistent field is a validation error before the engine), no bulk or action
  *   operation: those cases are left out;
- * - no expand: relations are ids;
+ * - no lookup expand: a lookup is its id and the record is `<lookup>_record`, not mapped here;
+ *   one-to-many expand maps onto the reverse list fields (`tasks(sort, filters) { ... }`);
  * - no default field set: a query answers exactly its selection set. A list or get that names no
  *   fields selects EVERY field of the object (the kernel registry's, through Client.definition),
  *   so for a user with hidden fields it is refused; the matrix's reads therefore name exactly the
@@ -54,7 +55,9 @@ const PATH = '/api/graphql';
 
 export const graphqlAdapter: ProtocolAdapter = {
   name: 'GraphQL',
-  plugins: { graphql: true },
+  // The matrix lists up to 1000 records with their one-to-many lists (100 each by default): beyond
+  // the default maxCost, which test/plugins/graphql/limits.test.ts holds the plugin to.
+  plugins: { graphql: { maxCost: 1_000_000_000 } },
   connect(client: Client) {
     const definition = (object: string): ObjectDefinition => {
       const def = client.definition(object);
@@ -120,11 +123,26 @@ export const graphqlAdapter: ProtocolAdapter = {
       return [...new Set(['id', ...names])].join(' ');
     };
 
+    /**
+     * One-to-many expand as the type's reverse list fields (docs/graphql.md, "Relationships"): the
+     * same name, sort and filters as JSON text, the fields asked for as the selection.
+     */
+    const reverseLists = (object: string, expand: ListQuery['expand']) =>
+      Object.entries(expand ?? {})
+        .map(([name, o]) => {
+          if (typeFields(object).includes(name)) throw new Error('GraphQL adapter: no lookup expand (Lacks.expand)');
+          const args = [
+            ...(o.sort ? [`sort: ${JSON.stringify(JSON.stringify(o.sort))}`] : []),
+            ...(o.filters ? [`filters: ${JSON.stringify(JSON.stringify(specFilter(o.filters)))}`] : []),
+          ];
+          return `${name}${args.length ? `(${args.join(', ')})` : ''} { ${[...new Set(['id', ...(o.fields ?? [])])].join(' ')} }`;
+        })
+        .join(' ');
+
     return {
       data: {
         lacks: {
-          expand: 'GraphQL relations are ids, not nested objects (spec: GraphQL limitations)',
-          oneToMany: 'not mapped onto the nested lists yet',
+          expand: 'a lookup is its id; the related record is another field (<lookup>_record), not mapped here',
           defaultFields: 'a GraphQL query answers exactly its selection set',
           unknownFields: 'a field outside the GraphQL schema is a validation error (400) before any resolver runs',
         },
@@ -138,8 +156,7 @@ export const graphqlAdapter: ProtocolAdapter = {
             // Every name asked for reaches the engine through the `fields` argument, the schema's or not.
             fields: q.fields ?? null,
           };
-          if (q.expand) throw new Error('GraphQL adapter: no expand (Lacks.expand)');
-          const query = `query ($top: Int, $limit: Int, $filters: String, $sort: String, $fields: [String]) { ${n.list}(top: $top, limit: $limit, filters: $filters, sort: $sort, fields: $fields) { ${selection(object, q.fields)} } }`;
+          const query = `query ($top: Int, $limit: Int, $filters: String, $sort: String, $fields: [String]) { ${n.list}(top: $top, limit: $limit, filters: $filters, sort: $sort, fields: $fields) { ${selection(object, q.fields)} ${reverseLists(object, q.expand)} } }`;
           return send(user, query, vars, n.list, (value, out) => {
             out.items = (value as any[]).map((r) => record(object, r)!);
           });

@@ -1,8 +1,10 @@
 /**
  * OData V4 under /odata: entity sets, entities by key, $count, $filter, $orderby, $select,
- * $expand (through navigation properties, mapped back onto the relation field here), $top and
- * $count=true for the total; aggregates as $apply (filter()/groupby((...),aggregate(...))). It has
- * no bulk or action route (skipped). Errors are
+ * $expand (through navigation properties, mapped back onto the relation field here; one-to-many
+ * ones by the relation's name), $top and $count=true for the total; aggregates as $apply
+ * (filter()/groupby((...),aggregate(...))). A filter through a to-one relation (`project.name`) is
+ * a navigation path (`project_nav/name`), any over a one-to-many relation a lambda
+ * (`tasks/any(x: x/id eq 'a')`). It has no bulk or action route (skipped). Errors are
  * OData's {error: {code, message, details: [...], innererror}}: the kernel's details object
  * (required_permission, user_roles, fields ...) is innererror, which the checks read as details.
  *
@@ -10,6 +12,7 @@
  * OData has no document per object, so `object` reads the entity type out of $metadata and
  * answers a type that is not there (unknown, or hidden from the user) as a 404 of its own making.
  */
+import type { ObjectDefinition } from '../../../kernel';
 import { parseEdmx, type Edm } from '../../plugins/odata/helpers';
 import {
   outcomeOf,
@@ -36,7 +39,15 @@ function literal(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function condition([field, op, value]: Condition): string {
+/** `project.name` → `project_nav/name`. */
+function path(field: string): string {
+  const parts = field.split('.');
+  return [...parts.slice(0, -1).map((p) => p + NAV), parts[parts.length - 1]].join('/');
+}
+
+/** One condition; `variable`: inside a lambda, the properties are the variable's. */
+function condition([dotted, op, value]: Condition, variable?: string): string {
+  const field = variable ? `${variable}/${path(dotted)}` : path(dotted);
   if (op === 'in') return `(${(value as unknown[]).map((v) => `${field} eq ${literal(v)}`).join(' or ')})`;
   if (op === 'contains' || op === 'startswith' || op === 'endswith') return `${op}(${field},${literal(value)})`;
   const o = OPERATORS[op];
@@ -44,7 +55,7 @@ function condition([field, op, value]: Condition): string {
   return `${field} ${o} ${literal(value)}`;
 }
 
-const filter = (conditions: Condition[]) => conditions.map(condition).join(' and ');
+const filter = (conditions: Condition[]) => conditions.map((c) => condition(c)).join(' and ');
 
 /** An aggregate query as $apply: filter() before the grouping, then groupby or aggregate. */
 function applyOption(q: AggregateQuery): string {
@@ -58,7 +69,8 @@ function applyOption(q: AggregateQuery): string {
 }
 const orderby = (sort: NonNullable<ListQuery['sort']>) => sort.map(([f, d]) => `${f} ${d}`).join(',');
 
-function expandOption(expand: NonNullable<ListQuery['expand']>): string {
+/** A lookup field expands by its navigation property, a one-to-many relation by its name. */
+function expandOption(def: ObjectDefinition | undefined, expand: NonNullable<ListQuery['expand']>): string {
   return Object.entries(expand)
     .map(([field, o]) => {
       const nested = [
@@ -66,7 +78,8 @@ function expandOption(expand: NonNullable<ListQuery['expand']>): string {
         o.filters && `$filter=${filter(o.filters)}`,
         o.sort && `$orderby=${orderby(o.sort)}`,
       ].filter(Boolean);
-      return `${field}${NAV}${nested.length ? `(${nested.join(';')})` : ''}`;
+      const nav = def?.fields[field] ? field + NAV : field;
+      return `${nav}${nested.length ? `(${nested.join(';')})` : ''}`;
     })
     .join(',');
 }
@@ -103,12 +116,12 @@ export const odataAdapter: ProtocolAdapter = {
       const out: Rec = {};
       for (const [k, v] of Object.entries(entity)) {
         if (k.includes('@')) continue;
-        if (k.endsWith(NAV) && t?.navigations[k]) {
+        if (t?.navigations[k]) {
           const target = t.navigations[k].type
             .replace(/^Collection\((.*)\)$/, '$1')
             .split('.')
             .pop()!;
-          out[k.slice(0, -NAV.length)] = Array.isArray(v)
+          out[k.endsWith(NAV) ? k.slice(0, -NAV.length) : k] = Array.isArray(v)
             ? v.map((x) => record(edm, target, x))
             : v === null
               ? null
@@ -143,8 +156,6 @@ export const odataAdapter: ProtocolAdapter = {
       data: {
         lacks: {
           limit: 'OData pages with $top only: the spec keeps limit for REST and GraphQL',
-          through: 'not mapped onto navigation paths yet',
-          oneToMany: 'not mapped onto collection navigation yet',
         },
         list: (user, object, q = {}) =>
           send(
@@ -155,7 +166,7 @@ export const odataAdapter: ProtocolAdapter = {
               $filter: q.filters && filter(q.filters),
               $orderby: q.sort && orderby(q.sort),
               $select: q.fields?.join(','),
-              $expand: q.expand && expandOption(q.expand),
+              $expand: q.expand && expandOption(client.definition(object), q.expand),
               $top: q.top === undefined ? undefined : String(q.top),
               $count: 'true',
             }),
@@ -170,10 +181,21 @@ export const odataAdapter: ProtocolAdapter = {
             user,
             object,
             'GET',
-            `${key(id)}${qs({ $select: q.fields?.join(','), $expand: q.expand && expandOption(q.expand) })}`,
+            `${key(id)}${qs({ $select: q.fields?.join(','), $expand: q.expand && expandOption(client.definition(object), q.expand) })}`,
             undefined,
             (body, edm, out) => {
               out.record = record(edm, object, body);
+            },
+          ),
+        listAny: (user, object, relation, [field, op, value]) =>
+          send(
+            user,
+            object,
+            'GET',
+            qs({ $filter: `${relation}/any(x: ${condition([field, op, value], 'x')})`, $top: '1000' }),
+            undefined,
+            (body, edm, out) => {
+              out.items = body.value.map((x: any) => record(edm, object, x));
             },
           ),
         count: (user, object, filters) =>

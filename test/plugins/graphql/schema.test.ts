@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { USERS, type TestServer } from '../../helpers/server';
 import { gql, startGraphQLServer } from './helpers';
 
-const TYPE_REF = 'kind name ofType { kind name ofType { kind name } }';
+const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
 
 function show(t: any): string {
   if (t.kind === 'NON_NULL') return `${show(t.ofType)}!`;

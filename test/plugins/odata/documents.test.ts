@@ -76,12 +76,19 @@ describeOnDatabases('OData service document and $metadata', (server) => {
 
   it("has a navigation property beside each relation's foreign key, bound to its entity set", async () => {
     const { types, sets } = await metadata();
+    const toOne = (type: string, partner: string, property: string) => ({
+      type: `ObjectQL.${type}`,
+      nullable: true,
+      partner,
+      constraint: { property, referenced: 'id' },
+    });
     expect(types.task.properties.project).to.deep.equal({ type: 'Edm.String', nullable: false, json: false });
-    expect(types.task.navigations).to.deep.equal({ project_nav: { type: 'ObjectQL.project', nullable: true } });
+    expect(types.task.navigations).to.deep.equal({ project_nav: toOne('project', 'tasks', 'project') });
     expect(sets.task.bindings).to.deep.equal({ project_nav: 'project' });
-    expect(types.project.navigations).to.deep.equal({ account_nav: { type: 'ObjectQL.account', nullable: true } });
-    expect(sets.project.bindings).to.deep.equal({ account_nav: 'account' });
-    expect(types.account.navigations).to.deep.equal({});
+    expect(types.project.navigations).to.deep.include({ account_nav: toOne('account', 'projects', 'account') });
+    expect(sets.project.bindings).to.deep.include({ account_nav: 'account' });
+    // The one-to-many navigation properties are in relations-metadata.test.ts.
+    expect(Object.keys(types.account.navigations).sort()).to.deep.equal(['contacts', 'projects']);
   });
 
   it('has no navigation property to a set the caller cannot read', async () => {

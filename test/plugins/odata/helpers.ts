@@ -118,12 +118,21 @@ export interface EdmProperty {
   /** Annotated Core.MediaType application/json: the value is JSON text. */
   json: boolean;
   maxLength?: number;
+  precision?: number;
+}
+
+export interface EdmNavigation {
+  type: string;
+  nullable: boolean;
+  partner?: string;
+  /** The ReferentialConstraint: the foreign key property and the target's property it refers to. */
+  constraint?: { property: string; referenced: string };
 }
 
 export interface EdmEntityType {
   key: string[];
   properties: Record<string, EdmProperty>;
-  navigations: Record<string, { type: string; nullable: boolean }>;
+  navigations: Record<string, EdmNavigation>;
   annotations: Record<string, string>;
 }
 
@@ -133,6 +142,8 @@ export interface Edm {
   types: Record<string, EdmEntityType>;
   container: string;
   sets: Record<string, { entityType: string; bindings: Record<string, string> }>;
+  /** The schema's Annotations elements by target, each term's Annotation element as parsed. */
+  annotations: Record<string, Record<string, any>>;
 }
 
 const LISTS = new Set([
@@ -147,6 +158,8 @@ const LISTS = new Set([
   'NavigationPropertyBinding',
   'Annotation',
   'EntityContainer',
+  'Annotations',
+  'ReferentialConstraint',
 ]);
 
 /** A CSDL XML document, parsed with fast-xml-parser (which rejects what is not well-formed XML). */
@@ -177,11 +190,17 @@ export function parseEdmx(xml: string): Edm {
             nullable: p.Nullable !== 'false',
             json: notes(p)['Core.MediaType'] === 'application/json',
             ...(p.MaxLength ? { maxLength: Number(p.MaxLength) } : {}),
+            ...(p.Precision ? { precision: Number(p.Precision) } : {}),
           },
         ]),
       ),
       navigations: Object.fromEntries(
-        (t.NavigationProperty ?? []).map((n: any) => [n.Name, { type: n.Type, nullable: n.Nullable !== 'false' }]),
+        (t.NavigationProperty ?? []).map((n: any) => {
+          const nav: EdmNavigation = { type: n.Type, nullable: n.Nullable !== 'false' };
+          if (n.Partner) nav.partner = n.Partner;
+          for (const c of n.ReferentialConstraint ?? []) nav.constraint = { property: c.Property, referenced: c.ReferencedProperty };
+          return [n.Name, nav];
+        }),
       ),
       annotations: notes(t),
     };
@@ -194,7 +213,10 @@ export function parseEdmx(xml: string): Edm {
       bindings: Object.fromEntries((set.NavigationPropertyBinding ?? []).map((b: any) => [b.Path, b.Target])),
     };
   }
-  return { version: edmx.Version, namespace: schema.Namespace, types, container: container.Name, sets };
+  const annotations: Edm['annotations'] = {};
+  for (const group of schema.Annotations ?? [])
+    annotations[group.Target] = Object.fromEntries((group.Annotation ?? []).map((a: any) => [a.Term, a]));
+  return { version: edmx.Version, namespace: schema.Namespace, types, container: container.Name, sets, annotations };
 }
 
 /** An entity without its control information (@odata.*), expanded entities included. */

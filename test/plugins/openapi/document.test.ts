@@ -79,7 +79,9 @@ describe('OpenAPI schema names', () => {
     expect(schemaNameClashes([object('error')])[0])
       .to.include("'Error'")
       .and.include('shared schema');
-    expect(schemaNameClashes([object('book'), object('book_input')])[0]).to.include("'BookInput'");
+    expect(schemaNameClashes([object('book'), object('book_create')])[0]).to.include("'BookCreate'");
+    expect(schemaNameClashes([object('book'), object('book_partial')])[0]).to.include("'BookPartial'");
+    expect(schemaNameClashes([object('group_row')])[0]).to.include("'GroupRow'");
     expect(() => baseDocument(SETTINGS, [object('page_meta')])).to.throw(/PageMeta/);
   });
 });
@@ -96,7 +98,8 @@ describe('kernel field schemas (OpenAPI 3.0.3 rules)', () => {
     ]),
   );
   const record = schemas.Thing.properties!;
-  const input = schemas.ThingInput.properties!;
+  const input = schemas.ThingCreate.properties!;
+  const update = schemas.ThingUpdate.properties!;
 
   it('puts nullable only beside a type (a typeless json schema already allows null)', () => {
     expect(record.data).to.not.have.property('nullable');
@@ -112,6 +115,9 @@ describe('kernel field schemas (OpenAPI 3.0.3 rules)', () => {
       .to.deep.include({ enum: ['a'] })
       .and.not.have.property('nullable');
     expect(input.must).to.not.have.property('nullable');
+    expect(update.must).to.not.have.property('nullable');
+    expect(schemas.ThingCreate.required).to.deep.equal(['must']);
+    expect(schemas.ThingUpdate).to.not.have.property('required');
     expect(record.free).to.not.have.property('enum');
   });
 

@@ -44,11 +44,10 @@ describe('OpenAPI document', () => {
     expect(doc.servers).to.deep.equal([{ url: '/' }]);
   });
 
-  it('has <Name> and <Name>Input for every sample object', () => {
+  it('has <Name>, <Name>Partial, <Name>Create and <Name>Update for every sample object', () => {
     for (const object of SAMPLE_OBJECTS) {
       const name = object[0].toUpperCase() + object.slice(1);
-      expect(doc.components.schemas, object).to.have.property(name);
-      expect(doc.components.schemas, object).to.have.property(`${name}Input`);
+      for (const suffix of ['', 'Partial', 'Create', 'Update']) expect(doc.components.schemas, object).to.have.property(`${name}${suffix}`);
     }
   });
 
@@ -72,11 +71,12 @@ describe('OpenAPI document', () => {
     expect(p.properties.id).to.include({ type: 'string', readOnly: true });
   });
 
-  it('<Name>Input holds only writable fields and accepts no others', () => {
-    const input = doc.components.schemas.ProjectInput;
-    expect(input.additionalProperties).to.equal(false);
-    expect(input.properties).to.include.keys('name', 'status', 'budget');
-    expect(input.properties).to.not.have.any.keys('id', 'code', 'created_at', 'updated_by');
+  it('<Name>Create and <Name>Update hold only writable fields and accept no others', () => {
+    for (const input of [doc.components.schemas.ProjectCreate, doc.components.schemas.ProjectUpdate]) {
+      expect(input.additionalProperties).to.equal(false);
+      expect(input.properties).to.include.keys('name', 'status', 'budget');
+      expect(input.properties).to.not.have.any.keys('id', 'code', 'created_at', 'updated_by');
+    }
   });
 
   it('has the Error schema with every code, and PageMeta', () => {
@@ -94,28 +94,26 @@ describe('OpenAPI document', () => {
     expect(doc.security).to.deep.equal([{ bearerAuth: [] }, { apiKey: [] }, { sessionCookie: [] }, {}]);
   });
 
-  it('has the JSON-RPC route: a request discriminated by op, object an enum of every object, errors', () => {
+  it('has the JSON-RPC route: one request schema per op, per object for the ops carrying field values, object an enum of every object, errors', () => {
     const post = doc.paths['/api/objectql']?.post;
     expect(post, 'POST /api/objectql').to.be.an('object');
     expect(post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/RpcRequest' });
     const request = doc.components.schemas.RpcRequest;
-    expect(request.discriminator.propertyName).to.equal('op');
-    expect(Object.keys(request.discriminator.mapping)).to.have.members([
-      'find',
-      'findOne',
-      'create',
-      'update',
-      'delete',
-      'count',
-      'action',
-      'createMany',
-      'updateMany',
-      'deleteMany',
-    ]);
+    const ops = ['find', 'findOne', 'create', 'update', 'delete', 'count', 'action', 'createMany', 'updateMany', 'deleteMany'];
+    expect(request.oneOf.map((r: any) => r.$ref)).to.deep.equal(
+      ops.map((op) => `#/components/schemas/Rpc${op[0].toUpperCase()}${op.slice(1)}Request`),
+    );
+    const create = doc.components.schemas.RpcCreateRequest;
+    expect(create.discriminator.propertyName).to.equal('object');
+    expect(create.discriminator.mapping.task).to.equal('#/components/schemas/RpcCreateTaskRequest');
+    expect(doc.components.schemas.RpcCreateTaskRequest.properties.args).to.deep.equal({ $ref: '#/components/schemas/TaskCreate' });
+    expect(doc.components.schemas.RpcUpdateTaskRequest.properties.args.properties.data).to.deep.equal({
+      $ref: '#/components/schemas/TaskUpdate',
+    });
     expect(request.oneOf).to.have.length(10);
     expect(doc.components.schemas.RpcObjectName.enum).to.have.members(SAMPLE_OBJECTS);
     expect(doc.components.schemas.RpcFindRequest.properties.op.enum).to.deep.equal(['find']);
-    expect(doc.components.schemas.RpcFindArgs.properties.top).to.include({ maximum: 1000, default: 100 });
+    expect(doc.components.schemas.RpcFindArgs.properties.top).to.include({ maximum: 1000, description: 'default 100' });
     expect(doc.components.schemas.RpcActionName.enum).to.include.members(['close', 'summary']);
     expect(doc.components.schemas.RpcFindResponse.properties.meta).to.deep.equal({ $ref: '#/components/schemas/PageMeta' });
     expect(post.responses['200'].content['application/json'].schema.anyOf).to.have.length(7);

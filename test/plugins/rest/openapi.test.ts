@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ERROR_SCHEMA, PAGE_META_SCHEMA, objectSchemas, type OpenAPIDocument } from '../../../kernel/protocol';
+import { documentSchemas, type OpenAPIDocument } from '../../../kernel/protocol';
 import { startServer, type TestServer } from '../../helpers/server';
 
 describe('REST in the OpenAPI document', () => {
@@ -22,7 +22,7 @@ describe('REST in the OpenAPI document', () => {
       openapi: '3.0.3',
       info: { title: 'test', version: '1.0.0' },
       paths: { '/other': { get: { responses: { 200: { description: 'kept' } } } } },
-      components: { schemas: { Error: ERROR_SCHEMA, PageMeta: PAGE_META_SCHEMA, ...Object.assign({}, ...objects.map(objectSchemas)) } },
+      components: { schemas: documentSchemas(objects) },
     };
     doc = s.kernel.hooks.openapi.call(base);
   });
@@ -52,18 +52,22 @@ describe('REST in the OpenAPI document', () => {
     const text = JSON.stringify(doc.paths['/v1/data/project']);
     expect(text)
       .to.include('#/components/schemas/Project"')
-      .and.include('#/components/schemas/ProjectInput"')
+      .and.include('#/components/schemas/ProjectPartial"')
+      .and.include('#/components/schemas/ProjectCreate"')
       .and.include('#/components/schemas/Error"');
     const ok = (list.responses['200'] as any).content['application/json'].schema;
     expect(ok.required).to.deep.equal(['items', 'meta']);
-    expect(ok.properties.items.items).to.deep.equal({ $ref: '#/components/schemas/Project' });
+    expect(ok.properties.items.items).to.deep.equal({
+      anyOf: [{ $ref: '#/components/schemas/ProjectPartial' }, { $ref: '#/components/schemas/GroupRow' }],
+    });
     expect(ok.properties.meta).to.deep.equal({ $ref: '#/components/schemas/PageMeta' });
     expect(Object.keys(list.responses)).to.include.members(['200', '400', '403', '404']);
 
     const create = doc.paths['/v1/data/project']!.post!;
-    expect(JSON.stringify((create.requestBody as any).content['application/json'].schema)).to.include('ProjectInput');
+    expect(JSON.stringify((create.requestBody as any).content['application/json'].schema)).to.include('ProjectCreate');
     expect(Object.keys(create.responses)).to.include.members(['201', '400', '403', '409']);
     const one = doc.paths['/v1/data/project/{id}']!;
+    expect(JSON.stringify(one.patch!.requestBody)).to.include('#/components/schemas/ProjectUpdate"');
     expect((one.get!.parameters as Array<{ name: string; in: string }>).map((p) => `${p.in}:${p.name}`)).to.deep.equal([
       'path:id',
       'query:fields',

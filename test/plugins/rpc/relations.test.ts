@@ -180,6 +180,17 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
       expect(byEditor.body.items[0].books.map((b: Row) => b.id)).to.deep.equal(['b1', 'b2', 'b3']);
     });
 
+    it('groups the related records by their lookup even when that lookup is expanded back', async () => {
+      const res = await rpc('find', 'author', {
+        filters: [['id', '=', 'a1']],
+        expand: { books: { sort: 'title', expand: { author: { fields: ['name'] } } } },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const books = res.body.items[0].books as Row[];
+      expect(books.map((b) => b.id)).to.deep.equal(['b1', 'b3', 'b2']);
+      expect(books[0].author).to.deep.equal({ id: 'a1', name: 'Ann' });
+    });
+
     it('runs one query per relation and level, whatever the number of parents', async () => {
       const calls = await driverCalls(() =>
         rpc('find', 'author', { expand: { books: { count: true, expand: { reviews: { top: 1 }, editor: {} } } } }),

@@ -110,11 +110,11 @@ describe('OData query: $expand', () => {
       ],
       [
         'owner($skip=1)',
-        "$expand: in 'owner': $skip is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+        "$expand: in 'owner': $skip is not supported inside $expand of 'owner' (a single record) at position 6; the options there are $select, $filter, $orderby, $top and $expand, and $skip and $count on one-to-many navigation properties",
       ],
       [
         'owner($count=true)',
-        "$expand: in 'owner': $count is not supported inside $expand at position 6; the options there are $select, $filter, $orderby, $top and $expand",
+        "$expand: in 'owner': $count is not supported inside $expand of 'owner' (a single record) at position 6; the options there are $select, $filter, $orderby, $top and $expand, and $skip and $count on one-to-many navigation properties",
       ],
       [
         'owner($search=x)',
