@@ -24,8 +24,10 @@ export type CheckedExpand = Record<
   }
 >;
 
-const OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand']);
-const REVERSE_OPTION_KEYS = new Set([...OPTION_KEYS, 'skip', 'count']);
+const REVERSE_OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand', 'skip', 'count']);
+const OPTION_KEYS = new Set(['fields', 'filters', 'filter', 'sort', 'top', 'expand', 'into']);
+/** Options protocols set themselves, never a client's map. */
+const PROTOCOL_OPTION_KEYS = ['filter', 'into'];
 /** The options of the spec's expand map (docs/spec.md); `filter` (an AST) is for protocols that build one themselves (OData). */
 const SPEC_OPTION_KEYS = ['fields', 'filters', 'sort', 'top', 'expand'];
 
@@ -42,9 +44,9 @@ export function assertSpecExpand(expand: unknown, where = 'expand'): void {
     if (!map || typeof map !== 'object' || Array.isArray(map)) continue;
     for (const [name, options] of Object.entries(map as Record<string, unknown>)) {
       if (!options || typeof options !== 'object' || Array.isArray(options)) continue;
-      if (Object.prototype.hasOwnProperty.call(options, 'filter')) {
-        throw new ObjectQLError('INVALID_REQUEST', `${at}.${name}: unknown option 'filter'; expected ${SPEC_OPTION_KEYS.join(', ')}`);
-      }
+      const own = PROTOCOL_OPTION_KEYS.find((key) => Object.prototype.hasOwnProperty.call(options, key));
+      if (own)
+        throw new ObjectQLError('INVALID_REQUEST', `${at}.${name}: unknown option '${own}'; expected ${SPEC_OPTION_KEYS.join(', ')}`);
       pending.push([(options as ExpandOptions).expand, `${at}.${name}`]);
     }
   }
@@ -82,6 +84,11 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
     if (typeof options !== 'object' || Array.isArray(options))
       throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
     checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth, OPTION_KEYS);
+    if (
+      options.into !== undefined &&
+      (typeof options.into !== 'string' || repo.compiled.fieldNames.has(options.into) || repo.compiled.links.has(options.into))
+    )
+      throw new ObjectQLError('INVALID_REQUEST', `expand.${name}: 'into' must name a key that is no field or relation of '${repo.name}'`);
     out[name] = { options, target: field.reference_to!, multiple: Boolean(field.multiple) };
   }
   return out;
@@ -143,14 +150,15 @@ export async function expandRecords(repo: ObjectRepository, rows: DataRecord[], 
       byId = new Map(related.items.map((r) => [r.id as string, r]));
       order = related.items.map((r) => r.id as string);
     }
+    const key = options.into ?? name;
     for (const row of rows) {
       if (!multiple) {
-        row[name] = row[name] == null ? null : (byId.get(row[name] as string) ?? null);
+        row[key] = row[name] == null ? null : (byId.get(row[name] as string) ?? null);
         continue;
       }
       const own = new Set((row[name] ?? []) as string[]);
       const list = (options.sort ? order.filter((id) => own.has(id)) : [...own].filter((id) => byId.has(id))).map((id) => byId.get(id)!);
-      row[name] = options.top !== undefined && options.top !== null ? list.slice(0, options.top) : list;
+      row[key] = options.top !== undefined && options.top !== null ? list.slice(0, options.top) : list;
     }
   }
 }

@@ -159,7 +159,8 @@ export class ObjectRepository implements Repository {
 
     const after = this.hookContext('afterFind', operation, { query: options, result: rows });
     await this.runHooks(after);
-    const reverse = expanded.filter((n) => query.expand![n].reverse);
+    // Keys the mask would drop: one-to-many relations, and forward ones put `into` a key of their own.
+    const reverse = expanded.map((n) => (query.expand![n].reverse ? n : query.expand![n].options.into)).filter((k) => k !== undefined);
     const items = (Array.isArray(after.result) ? after.result : rows).map((r) => {
       const masked = this.mask(r as DataRecord, access, fetchFields);
       for (const name of reverse) keepReverse(masked, r as DataRecord, name);
@@ -363,9 +364,9 @@ const NOTHING_VISIBLE: Visibility = Object.freeze({
   mask: () => ({}),
 });
 
-/** A one-to-many expand's records (and their count, when asked) pass the mask: they were read as the caller. */
+/** Expanded records under a key of their own (and a count, when asked) pass the mask: they were read as the caller. */
 function keepReverse(masked: DataRecord, row: DataRecord, name: string): void {
-  masked[name] = row[name] ?? [];
+  masked[name] = row[name] ?? null;
   const count = `${name}@count`;
   if (count in row) masked[count] = row[count];
 }

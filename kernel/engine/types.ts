@@ -17,6 +17,11 @@ export interface ExpandOptions {
   sort?: SortInput;
   /** Forward relation: records kept of a multiple lookup; one-to-many: records per parent (default limits.defaultTop, at most limits.maxTop). */
   top?: number;
+  /**
+   * Forward relation, for protocols (refused in a client's map): put the related record (or list)
+   * under this key instead of the lookup field, which keeps its id — GraphQL's `<field>_record`.
+   */
+  into?: string;
   /** One-to-many only: records skipped per parent. */
   skip?: number;
   /** One-to-many only: also set `<relation>@count` on each parent, the number of its related records matching the filter. */

@@ -1,11 +1,10 @@
 /**
  * A query's selection as one engine read: the record fields it selects become `fields`, and its
- * reverse relation fields (relations-sdl.ts) the kernel's `expand` map, nested as deep as the
- * selection is, so the engine reads each relation of each level in one query whatever the number
- * of parent rows, as the caller, at every level. A `<lookup>_record` adds its lookup field: its
- * resolver reads the related records by id, batched (relations-resolve.ts), because the kernel's
- * forward expand puts null in place of the id of a record the caller may not see, and the spec's
- * lookup field must keep answering that id. Fragments, @skip and @include are graphql-js's own
+ * relation fields (relations-sdl.ts) the kernel's `expand` map, nested as deep as the selection
+ * is, so the engine reads each relation of each level in one query whatever the number of parent
+ * rows, as the caller, at every level. A `<lookup>_record` expands its lookup `into` a key of its
+ * own (the field's name), so the spec's lookup field keeps answering the id even where the related
+ * record is out of the caller's sight (then `_record` is null). Fragments, @skip and @include are graphql-js's own
  * (collectSubfields), as is reading arguments with their variables (getArgumentValues).
  *
  * One expand key per relation: the first argument set met for a reverse relation (in document
@@ -40,6 +39,8 @@ export interface PlanLevel {
 }
 
 export interface PlannedRelation {
+  /** Forward relations: the key the related record was expanded into (the `_record(s)` field's name). */
+  readonly forward?: string;
   /** The key of the list arguments expanded (reverse relations). */
   readonly list?: string;
   /** The key of the count filter expanded (reverse relations). */
@@ -76,6 +77,7 @@ interface Accumulated {
 }
 
 interface AccumulatedRelation {
+  forward?: string;
   list?: ReverseOptions;
   count?: ReverseOptions;
   child: Accumulated;
@@ -150,8 +152,13 @@ export class SelectionPlanner {
         continue;
       }
       if (field.role === 'record' || field.role === 'records') {
-        // Read by its resolver from the ids (relations-resolve.ts): an expanded lookup would lose its id where the record is out of sight.
         into.fields.add(field.relation.field);
+        let planned = into.relations.get(field.relation.field);
+        if (!planned) {
+          planned = { forward: name, child: { fields: new Set(['id']), relations: new Map() } };
+          into.relations.set(field.relation.field, planned);
+        }
+        this.accumulate(scope, scope.schema.getType(field.target.type) as GraphQLObjectType, group, planned.child);
         continue;
       }
       const target = scope.schema.getType(field.target.type) as GraphQLObjectType;
@@ -181,10 +188,15 @@ export class SelectionPlanner {
     const expand: Record<string, RelationExpand> = {};
     const relations = new Map<string, PlannedRelation>();
     for (const [key, planned] of level.relations) {
-      if (!planned.list && !planned.count) continue;
+      if (!planned.list && !planned.count && !planned.forward) continue;
       const child = this.build(planned.child);
       // The engine reads `id` of every related record anyway.
       const nested = { fields: child.fields.filter((f) => f !== 'id'), ...(child.expand ? { expand: child.expand } : {}) };
+      if (planned.forward) {
+        expand[key] = { ...nested, into: planned.forward };
+        relations.set(key, { forward: planned.forward, child: child.level });
+        continue;
+      }
       if (planned.list) expand[key] = { ...planned.list.options, ...nested, ...(planned.count ? { count: true } : {}) };
       // Only counted: no rows.
       else expand[key] = { ...planned.count!.options, top: 0, count: true, fields: [] };
@@ -209,7 +221,7 @@ export function settle<T>(records: T, level: PlanLevel, depth = 0): T {
     // One record object may answer several parents (the batch loader's): the deepest counts.
     const before = (record as Record<symbol, Settled | undefined>)[SETTLED];
     (record as Record<symbol, Settled>)[SETTLED] = { level, depth: Math.max(depth, before?.depth ?? 0) };
-    for (const [key, planned] of level.relations) settle((record as DataRecord)[key], planned.child, depth + 1);
+    for (const [key, planned] of level.relations) settle((record as DataRecord)[planned.forward ?? key], planned.child, depth + 1);
   }
   return records;
 }

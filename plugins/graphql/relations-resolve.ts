@@ -1,8 +1,9 @@
 /**
  * The resolvers of the relation fields (relations-sdl.ts).
  *
- * `<lookup>_record(s)` reads the related records by the ids the parent holds, through the
- * request's batch loader: every parent of a level asks before the batch runs (once the promises under way have settled), so one
+ * `<lookup>_record(s)` answers what the root read expanded into its key (expand-from-selection.ts).
+ * A record no root read planned it for (a subscription's, a batch loader's) reads the related
+ * records by the ids the parent holds, through the request's batch loader: every parent of a level asks before the batch runs (once the promises under way have settled), so one
  * engine query per relation and level answers them all, and whatever the selection asks below is
  * read by that query (its reverse relations as `expand`). The lookup field itself stays the id,
  * also where the related record is out of the caller's sight (then `_record` is null).
@@ -53,7 +54,9 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
 
   const forward = (field: RelationField): Resolver => {
     const lookup = field.relation.field;
-    return async (parent, _args, context, info) => {
+    const planned = (parent: DataRecord, context: GraphQLContext, info: GraphQLResolveInfo) =>
+      settledOf(parent).level.relations.get(lookup)?.forward === field.name ? parent[field.name] : loaded(parent, context, info);
+    const loaded = async (parent: DataRecord, context: GraphQLContext, info: GraphQLResolveInfo) => {
       const settled = settledOf(parent);
       const loader = loaderOf(context);
       let value = parent[lookup];
@@ -72,6 +75,7 @@ export function relationResolvers(engine: DataEngine, relations: RelationFields,
       settle(found, read.level, settled.depth + 1);
       return field.role === 'record' ? (records[0] ?? null) : found;
     };
+    return (parent, _args, context, info) => planned(parent, context, info);
   };
 
   const reverse = (field: RelationField): Resolver => {

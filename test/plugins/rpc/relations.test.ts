@@ -191,6 +191,23 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
       expect(books[0].author).to.deep.equal({ id: 'a1', name: 'Ann' });
     });
 
+    it("puts a lookup's record under a key of its own for protocols ('into'), never from a client's map", async () => {
+      const { items } = await s.kernel.engine
+        .repo('book', { user: READER })
+        .find({
+          filter: { field: 'id', op: 'in', value: ['b1', 'b5'] },
+          sort: 'id',
+          expand: { author: { fields: ['name'], into: 'author_record' } },
+        });
+      expect(items.map((b) => [b.author, b.author_record])).to.deep.equal([
+        ['a1', { id: 'a1', name: 'Ann' }],
+        [null, null],
+      ]);
+      const refused = await rpc('find', 'book', { expand: { author: { into: 'x' } } });
+      expect(refused.status).to.equal(400);
+      expect(refused.body.error.message).to.contain("unknown option 'into'");
+    });
+
     it('runs one query per relation and level, whatever the number of parents', async () => {
       const calls = await driverCalls(() =>
         rpc('find', 'author', { expand: { books: { count: true, expand: { reviews: { top: 1 }, editor: {} } } } }),
