@@ -26,11 +26,13 @@ export interface Child<Info> {
 export async function startChild<Info>(script: string, args: string[], options: ChildOptions = {}): Promise<Child<Info>> {
   const node = [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args];
   const stdio = ['ignore', 'pipe', 'inherit', ...(options.ipc ? ['ipc' as const] : [])] as const;
+  // Measured as deployed: libraries such as graphql-js check more in development mode.
+  const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
   // `exec` keeps the pid: the shell only lowers the limit, then becomes node.
   const child =
     options.maxFiles === undefined
-      ? spawn(node[0], node.slice(1), { stdio: [...stdio] })
-      : spawn('/bin/sh', ['-c', `ulimit -n ${options.maxFiles} && exec "$@"`, 'sh', ...node], { stdio: [...stdio] });
+      ? spawn(node[0], node.slice(1), { stdio: [...stdio], env })
+      : spawn('/bin/sh', ['-c', `ulimit -n ${options.maxFiles} && exec "$@"`, 'sh', ...node], { stdio: [...stdio], env });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await Promise.race([
     once(lines, 'line'),

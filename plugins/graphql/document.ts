@@ -25,6 +25,8 @@ export type Checked = { document: DocumentNode } | { errors: readonly GraphQLErr
 const MAX_CACHED_DOCUMENTS = 500;
 /** Longer query texts are checked every time: 500 of them held as keys would hold up to 500 request bodies. */
 const MAX_CACHED_LENGTH = 20_000;
+const MAX_CACHED_VARIABLES = 1000;
+const MAX_COSTS_PER_DOCUMENT = 100;
 
 /** The code of a document beyond a query limit: a request the caller can fix. */
 const LIMIT_CODE = 'INVALID_REQUEST';
@@ -32,6 +34,8 @@ const LIMIT_CODE = 'INVALID_REQUEST';
 /** The checked documents of one schema, by query text up to 20,000 characters (the oldest forgotten past 500). */
 export class Documents {
   private readonly checked = new Map<string, Checked>();
+  /** Cost answers per document, operation and variables (small ones only): the estimate walks the whole document. */
+  private readonly costs = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -59,7 +63,18 @@ export class Documents {
     operation: OperationDefinitionNode,
     variables: Record<string, unknown> | undefined,
   ): GraphQLError | undefined {
-    return costProblem(this.schema, document, operation, variables, this.limits);
+    const text = variables === undefined ? '' : JSON.stringify(variables);
+    if (text.length > MAX_CACHED_VARIABLES) return costProblem(this.schema, document, operation, variables, this.limits);
+    let byKey = this.costs.get(document);
+    if (!byKey) this.costs.set(document, (byKey = new Map()));
+    const key = `${operation.name?.value ?? ''}\n${text}`;
+    let answer = byKey.get(key);
+    if (answer === undefined) {
+      answer = costProblem(this.schema, document, operation, variables, this.limits) ?? null;
+      if (byKey.size >= MAX_COSTS_PER_DOCUMENT) byKey.delete(byKey.keys().next().value!);
+      byKey.set(key, answer);
+    }
+    return answer ?? undefined;
   }
 }
 
