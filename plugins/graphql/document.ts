@@ -66,7 +66,7 @@ export class Documents {
     const text = variables === undefined ? '' : JSON.stringify(variables);
     if (text.length > MAX_CACHED_VARIABLES) return costProblem(this.schema, document, operation, variables, this.limits);
     let byKey = this.costs.get(document);
-    if (!byKey) this.costs.set(document, (byKey = new Map()));
+    if (!byKey) this.costs.set(document, (byKey = new Map<string, GraphQLError | null>()));
     const key = `${operation.name?.value ?? ''}\n${text}`;
     let answer = byKey.get(key);
     if (answer === undefined) {
