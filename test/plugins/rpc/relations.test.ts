@@ -192,13 +192,11 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
     });
 
     it("puts a lookup's record under a key of its own for protocols ('into'), never from a client's map", async () => {
-      const { items } = await s.kernel.engine
-        .repo('book', { user: READER })
-        .find({
-          filter: { field: 'id', op: 'in', value: ['b1', 'b5'] },
-          sort: 'id',
-          expand: { author: { fields: ['name'], into: 'author_record' } },
-        });
+      const { items } = await s.kernel.engine.repo('book', { user: READER }).find({
+        filter: { field: 'id', op: 'in', value: ['b1', 'b5'] },
+        sort: 'id',
+        expand: { author: { fields: ['name'], into: 'author_record' } },
+      });
       expect(items.map((b) => [b.author, b.author_record])).to.deep.equal([
         ['a1', { id: 'a1', name: 'Ann' }],
         [null, null],
