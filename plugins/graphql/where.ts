@@ -8,7 +8,7 @@
  * Bounded as the JSON form is: at most `limits.maxFilterConditions` conditions and
  * `limits.maxFilterDepth` levels of nesting (_and, _or, _not and relations each add one). Pure.
  */
-import { ObjectQLError, type Operator, type RequestFilter } from '../../kernel';
+import { ObjectQLError, OPERATORS, type Operator, type RequestFilter } from '../../kernel';
 import type { WhereKey } from './where-sdl';
 
 /** The `where` keys of every object of the schema, by object name. */
@@ -19,22 +19,7 @@ export interface WhereLimits {
   maxFilterConditions: number;
 }
 
-const OPERATORS: ReadonlySet<string> = new Set<Operator>([
-  'eq',
-  'ne',
-  'gt',
-  'ge',
-  'lt',
-  'le',
-  'in',
-  'nin',
-  'like',
-  'startswith',
-  'endswith',
-  'contains',
-  'between',
-  'isnull',
-]);
+const OPERATOR_NAMES: ReadonlySet<string> = new Set<string>(OPERATORS);
 
 interface State {
   shapes: WhereShapes;
@@ -102,7 +87,7 @@ function count(state: State): void {
 function conditions(field: string, ops: Input, at: string, state: State): RequestFilter[] {
   const out: RequestFilter[] = [];
   for (const [op, value] of Object.entries(ops)) {
-    if (value === undefined || !OPERATORS.has(op)) continue;
+    if (value === undefined || !OPERATOR_NAMES.has(op)) continue;
     count(state);
     if (value === null) {
       if (op === 'eq' || op === 'ne') out.push({ field, op: 'isnull', value: op === 'eq' });
