@@ -4,10 +4,17 @@
  * Thumbnails are square bounding boxes (the image is fitted inside, keeping its aspect ratio, and
  * never enlarged): small 64 px (lists, avatars), medium 256 px (cards, previews), large 1024 px
  * (detail views).
+ *
+ * sharp (libvips, ~20 MB resident) is loaded on the first image, not at start-up: a service that
+ * never sees an image never pays for it.
  */
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { ObjectQLError } from '../../kernel';
 import type { FileStorage } from './storage/types';
+
+async function sharp(input: Buffer | string, options?: SharpOptions): Promise<Sharp> {
+  return (await import('sharp')).default(input, options);
+}
 
 export const THUMBNAIL_SIZES = { small: 64, medium: 256, large: 1024 } as const;
 
@@ -22,7 +29,7 @@ const CONTENT_TYPES: Record<OutputFormat, string> = { png: 'image/png', jpeg: 'i
  */
 export async function imageSize(input: Buffer | string): Promise<{ width: number; height: number; format: string } | undefined> {
   try {
-    const meta = await sharp(input).metadata();
+    const meta = await (await sharp(input)).metadata();
     if (!meta.width || !meta.height || !meta.format) return undefined;
     let width = meta.width;
     let height = meta.pageHeight && meta.pages && meta.pages > 1 ? meta.pageHeight : meta.height;
@@ -46,13 +53,13 @@ export async function resizeImage(
 ): Promise<{ data: Buffer; contentType: string }> {
   let meta: Metadata;
   try {
-    meta = await sharp(input).metadata();
+    meta = await (await sharp(input)).metadata();
   } catch {
     throw new ObjectQLError('FILE_VALIDATION_ERROR', 'File is not a readable image');
   }
   const out: OutputFormat = format ?? (meta.format === 'png' || meta.format === 'jpeg' || meta.format === 'webp' ? meta.format : 'png');
   try {
-    let pipeline = sharp(input).rotate();
+    let pipeline = (await sharp(input)).rotate();
     if (box.width || box.height) {
       pipeline = pipeline.resize({
         width: box.width || undefined,

@@ -21,7 +21,7 @@ import { parseOptions, type GraphQLOptions } from './options';
 import { queryLimits } from './limits';
 import { listenOnGraphQLPort, STANDALONE_PATH, type OwnPort } from './own-port';
 import { persistedQueries } from './persisted-queries';
-import { buildSchema, type SchemaContributor } from './schema';
+import { buildSchema, loadSubgraphBuilder, type SchemaContributor, type SubgraphBuilder } from './schema';
 import { createSubscriptions } from './subscriptions';
 
 export type { GraphQLPluginApi, SubscriptionsModule } from './api';
@@ -56,6 +56,8 @@ export default definePlugin((options: GraphQLOptions = {}) => {
   const settings = parseOptions(options);
   let kernel: Kernel;
   let cache: SchemaCache;
+  /** @apollo/subgraph's builder, loaded at start when federation is on. */
+  let subgraph: SubgraphBuilder | undefined;
   /** The endpoint on the kernel's server: `path` under the instance's base path (set in register). */
   let endpoint = settings.path;
   let own: OwnPort | undefined;
@@ -144,7 +146,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
       }
       cache = new SchemaCache(
         () => k.registry,
-        (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: settings.enableFederation, contributors }),
+        (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: subgraph, contributors }),
         settings.introspection,
         queryLimits(settings, k.config.limits),
       );
@@ -188,6 +190,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
       }
     },
     async start() {
+      if (settings.enableFederation) subgraph = await loadSubgraphBuilder();
       // Build now, so a name clash stops start-up rather than the first request.
       cache.get();
       for (const m of modules) await m.start?.();

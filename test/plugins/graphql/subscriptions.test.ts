@@ -10,7 +10,7 @@ import { RECORD_CHANGED_CHANNEL } from '../../../kernel';
 import { startServer, type TestServer } from '../../helpers/server';
 import { contextFor } from '../../../plugins/graphql/context';
 import { parseOptions } from '../../../plugins/graphql/options';
-import { buildSchema } from '../../../plugins/graphql/schema';
+import { buildSchema, loadSubgraphBuilder } from '../../../plugins/graphql/schema';
 import { createSubscriptions } from '../../../plugins/graphql/subscriptions';
 
 const SECRET = 'subscriptions-test-secret-of-32-characters-at-least';
@@ -145,7 +145,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
   const newName = () => `Sub Project ${++n} ${Date.now()}`;
 
   describe('schema', () => {
-    it('has <object>Created/Updated/Deleted(where: <Type>Where) per object, plain and federated', () => {
+    it('has <object>Created/Updated/Deleted(where: <Type>Where) per object, plain and federated', async () => {
       const k = server.kernel;
       const m = createSubscriptions({
         kernel: k,
@@ -156,7 +156,7 @@ describe('GraphQL subscriptions (graphql-ws)', function () {
         },
         contextFor,
       });
-      for (const federation of [false, true]) {
+      for (const federation of [undefined, await loadSubgraphBuilder()]) {
         const { schema } = buildSchema(k.registry.objects(), { engine: k.engine, federation, contributors: [m.contributor] });
         const fields = schema.getSubscriptionType()!.getFields();
         expect(Object.keys(fields)).to.include.members([
