@@ -41,6 +41,7 @@ export { RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordCh
 export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, DriverDeps, Transaction } from './drivers';
 export * from './query/ast';
 export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike } from './query/evaluate';
+export { pagePerGroup } from './query/per-group';
 // Exact sums and averages over decimal fields (currency, or a declared scale): the reference for drivers.
 export { DecimalSum, isDecimalField, decimalSum, decimalAverage } from './query/decimal';
 

@@ -1,4 +1,4 @@
-import { compareValues, compileFilter } from '../../kernel';
+import { compareValues, compileFilter, pagePerGroup } from '../../kernel';
 import type { DbRecord, Query, SortKey } from '../../kernel';
 
 /** A row's value for a sort key. */
@@ -84,19 +84,6 @@ function sortValue(sort: SortKey[] | undefined, related: Related | undefined): S
 }
 
 /** Numbers the sorted rows within each value of `field` and keeps those after `skip`, at most `top` each. */
-function perGroupRows(rows: DbRecord[], group: NonNullable<Query['perGroup']>): DbRecord[] {
-  const skip = Math.max(0, group.skip ?? 0);
-  const end = group.top === undefined ? Infinity : skip + Math.max(0, group.top);
-  const seen = new Map<unknown, number>();
-  return rows.filter((row) => {
-    const raw = row[group.field] ?? null;
-    const key = raw !== null && typeof raw === 'object' ? JSON.stringify(raw) : raw;
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    return n > skip && n <= end;
-  });
-}
-
 /** Filter, sort, page and project; returns the stored objects (callers copy them). */
 export function applyQuery(rows: Iterable<DbRecord>, query: Query, related?: Related): DbRecord[] {
   const matches = compileFilter(query.filter);
@@ -106,7 +93,7 @@ export function applyQuery(rows: Iterable<DbRecord>, query: Query, related?: Rel
   if (query.perGroup) {
     // Within a group, ties in the query's sort go by id (as the SQL driver numbers them).
     const sorted = sortRows(matched, [...(query.sort ?? []), { field: 'id', dir: 'asc' }], value);
-    return pageRows(perGroupRows(sorted, query.perGroup), query.skip, query.top).map((r) => projectRow(r, query.fields));
+    return pageRows(pagePerGroup(sorted, query.perGroup), query.skip, query.top).map((r) => projectRow(r, query.fields));
   }
   const wanted = query.top === undefined ? undefined : (query.skip ?? 0) + query.top;
   const sorted =

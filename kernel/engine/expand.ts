@@ -8,6 +8,7 @@ import { ObjectQLError } from '../errors';
 import { andFilters } from '../query/ast';
 import { assertAllowed } from './permissions';
 import { checkFields, checkRequestFilter, checkSort, fieldOf } from './query-check';
+import { relatedEnv } from './relation-filter';
 import { sortThrough } from './sort-through';
 import type { ObjectRepository } from './repository';
 import type { DataRecord, ExpandOptions } from './types';
@@ -66,23 +67,17 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
   for (const [name, raw] of Object.entries(expand as Record<string, unknown>)) {
     const relation = repo.compiled.links.get(name);
     if (relation?.kind === 'reverse') {
-      const target = repo.engine.scopedRepo(relation.target, repo.request, repo.unit);
-      // The lookup field carrying the relation is the target's: hidden there, the relation is unknown.
-      assertAllowed(target.access, 'read', target.name);
-      if (!target.access.readable.has(relation.field)) fieldOf(repo.env(), name, 'expand');
-      const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
-      if (typeof options !== 'object' || Array.isArray(options))
-        throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
-      checkOptions(target, name, options, depth, REVERSE_OPTION_KEYS);
+      // As a filter follows it: the target must be readable, and a hidden lookup there makes the relation unknown.
+      if (!relatedEnv(repo, name)) fieldOf(repo.env(), name, 'expand');
+      const options = optionsOf(name, raw);
+      checkOptions(repo.engine.scopedRepo(relation.target, repo.request, repo.unit), name, options, depth, REVERSE_OPTION_KEYS);
       out[name] = { options, target: relation.target, multiple: true, reverse: relation.field };
       continue;
     }
     const field = fieldOf(repo.env(), name, 'expand');
     if (field.type !== 'lookup' && field.type !== 'master_detail')
       throw new ObjectQLError('INVALID_REQUEST', `expand: '${name}' of '${repo.name}' is not a relation field`);
-    const options = (raw === true || raw === null ? {} : raw) as ExpandOptions;
-    if (typeof options !== 'object' || Array.isArray(options))
-      throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
+    const options = optionsOf(name, raw);
     checkOptions(repo.engine.scopedRepo(field.reference_to!, repo.request, repo.unit), name, options, depth, OPTION_KEYS);
     if (
       options.into !== undefined &&
@@ -92,6 +87,14 @@ export function checkExpand(repo: ObjectRepository, expand: unknown, depth: numb
     out[name] = { options, target: field.reference_to!, multiple: Boolean(field.multiple) };
   }
   return out;
+}
+
+/** One relation's options: `true` or null for none. */
+function optionsOf(name: string, raw: unknown): ExpandOptions {
+  const options = raw === true || raw === null ? {} : raw;
+  if (typeof options !== 'object' || Array.isArray(options))
+    throw new ObjectQLError('INVALID_REQUEST', `expand.${name} must be an object of options`);
+  return options;
 }
 
 function checkOptions(target: ObjectRepository, name: string, options: ExpandOptions, depth: number, keys: ReadonlySet<string>): void {
@@ -180,17 +183,20 @@ async function expandReverse(
     const filter = andFilters<RequestFilter>({ field, op: 'in', value: ids }, options.filter);
     const top = options.top ?? repo.engine.limits.defaultTop;
     const [related, grouped] = await Promise.all([
-      target.findWith(
-        {
-          fields: options.fields ? [field, ...options.fields] : undefined,
-          filters: options.filters,
-          filter,
-          sort: options.sort,
-          expand: options.expand,
-        },
-        'find',
-        { depth, unlimitedTop: true, noCount: true, perGroup: { field, top, skip: options.skip ?? 0 } },
-      ),
+      // top 0 (only the count is wanted, as GraphQL's <relation>_count asks): no rows to read.
+      top === 0
+        ? { items: [] }
+        : target.findWith(
+            {
+              fields: options.fields ? [field, ...options.fields] : undefined,
+              filters: options.filters,
+              filter,
+              sort: options.sort,
+              expand: options.expand,
+            },
+            'find',
+            { depth, unlimitedTop: true, noCount: true, perGroup: { field, top, skip: options.skip ?? 0 } },
+          ),
       options.count
         ? target.findWith(
             { filters: options.filters, filter, groupBy: [field], aggregate: [{ func: 'count', alias: 'count' }] },

@@ -36,6 +36,7 @@ import type {
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
 import { evaluateFilter } from '../query/evaluate';
+import { pagePerGroup } from '../query/per-group';
 import { assertQueryDepth, assertSkip } from './query-bounds';
 import { createRecord, deleteRecord, updateRecord } from './write-path';
 
@@ -160,10 +161,10 @@ export class ObjectRepository implements Repository {
     const after = this.hookContext('afterFind', operation, { query: options, result: rows });
     await this.runHooks(after);
     // Keys the mask would drop: one-to-many relations, and forward ones put `into` a key of their own.
-    const reverse = expanded.map((n) => (query.expand![n].reverse ? n : query.expand![n].options.into)).filter((k) => k !== undefined);
+    const ownKeys = expanded.map((n) => (query.expand![n].reverse ? n : query.expand![n].options.into)).filter((k) => k !== undefined);
     const items = (Array.isArray(after.result) ? after.result : rows).map((r) => {
       const masked = this.mask(r as DataRecord, access, fetchFields);
-      for (const name of reverse) keepReverse(masked, r as DataRecord, name);
+      for (const key of ownKeys) keepExpanded(masked, r as DataRecord, key);
       return masked;
     });
     return { items, meta: pageMeta(total, query.skip, query.top, query.skip + rows.length) };
@@ -289,12 +290,7 @@ export class ObjectRepository implements Repository {
         { object: this.name, max },
       );
     }
-    const seen = new Map<unknown, number>();
-    return rows.filter((row) => {
-      const n = (seen.get(row[perGroup.field]) ?? 0) + 1;
-      seen.set(row[perGroup.field], n);
-      return n > perGroup.skip && n <= perGroup.skip + perGroup.top;
-    });
+    return pagePerGroup(rows, perGroup);
   }
 
   /** Only what the caller may read, and only the fields asked for. */
@@ -365,7 +361,7 @@ const NOTHING_VISIBLE: Visibility = Object.freeze({
 });
 
 /** Expanded records under a key of their own (and a count, when asked) pass the mask: they were read as the caller. */
-function keepReverse(masked: DataRecord, row: DataRecord, name: string): void {
+function keepExpanded(masked: DataRecord, row: DataRecord, name: string): void {
   masked[name] = row[name] ?? null;
   const count = `${name}@count`;
   if (count in row) masked[count] = row[count];

@@ -52,7 +52,8 @@ export function selectedFields(info: Info, typeName: string): string[] {
   return [...names];
 }
 
-function included(node: FieldNode | InlineFragmentNode | FragmentSpreadNode, variables: Record<string, unknown>): boolean {
+/** Whether @skip / @include keep a selection. */
+export function included(node: FieldNode | InlineFragmentNode | FragmentSpreadNode, variables: Record<string, unknown>): boolean {
   if (!node.directives?.length) return true;
   if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
   return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;

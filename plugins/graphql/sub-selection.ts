@@ -3,17 +3,8 @@
  * fragments and @skip / @include honoured): what a page's `items` or an aggregate row's `sum`
  * asks for. Pure.
  */
-import {
-  getDirectiveValues,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
-  Kind,
-  type FieldNode,
-  type FragmentSpreadNode,
-  type GraphQLResolveInfo,
-  type InlineFragmentNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { included } from './selection';
 
 export type SelectionInfo = Pick<GraphQLResolveInfo, 'fragments' | 'variableValues'>;
 
@@ -37,10 +28,4 @@ export function subSelections(nodes: readonly FieldNode[], info: SelectionInfo):
   };
   for (const node of nodes) walk(node.selectionSet);
   return out;
-}
-
-function included(node: FieldNode | InlineFragmentNode | FragmentSpreadNode, variables: Record<string, unknown>): boolean {
-  if (!node.directives?.length) return true;
-  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
-  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
 }
