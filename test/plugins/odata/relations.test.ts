@@ -7,31 +7,11 @@
  * never answered with an empty result.
  */
 import { expect } from 'chai';
-import type { Datasource } from '../../../kernel';
-import { USERS, type TestServer } from '../../helpers/server';
+import { driverCalls } from '../../helpers/driver-calls';
+import { USERS } from '../../helpers/server';
 import { describeOnDatabases, expectODataError, key, ok, parseEdmx, plain, query, od } from './helpers';
 
 const ids = (body: any): string[] => body.value.map((r: any) => r.id);
-
-/** Calls of each datasource method while fn runs. */
-async function driverCalls(s: TestServer, fn: () => Promise<unknown>): Promise<Record<string, number>> {
-  const ds = s.kernel.resolve('datasources').get('default') as Datasource & Record<string, unknown>;
-  const calls: Record<string, number> = {};
-  const originals = (['find', 'count', 'aggregate'] as const).map((name) => {
-    const orig = (ds[name] as (...a: unknown[]) => unknown).bind(ds);
-    ds[name] = ((...a: unknown[]) => {
-      calls[name] = (calls[name] ?? 0) + 1;
-      return orig(...a);
-    }) as never;
-    return [name, orig] as const;
-  });
-  try {
-    await fn();
-  } finally {
-    for (const [name, orig] of originals) ds[name] = orig as never;
-  }
-  return calls;
-}
 
 describeOnDatabases('OData relationships', (server) => {
   describe('navigation paths in $filter and $orderby', () => {

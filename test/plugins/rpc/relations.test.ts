@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { resolve } from 'node:path';
-import type { Datasource, FindOptions, User } from '../../../kernel';
+import type { FindOptions, User } from '../../../kernel';
+import { driverCalls } from '../../helpers/driver-calls';
 import { startServer, type TestServer } from '../../helpers/server';
 
 const APP = resolve(__dirname, '../../fixtures/relations-app');
@@ -40,26 +41,6 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
     expect(res.body.error.code).to.equal(code);
     expect(res.body.error.message).to.contain(mention);
   }
-  /** Calls of each datasource method while fn runs. */
-  async function driverCalls(fn: () => Promise<unknown>): Promise<Record<string, number>> {
-    const ds = s.kernel.resolve('datasources').get('default') as Datasource & Record<string, unknown>;
-    const calls: Record<string, number> = {};
-    const originals = (['find', 'count', 'aggregate'] as const).map((name) => {
-      const orig = (ds[name] as (...a: unknown[]) => unknown).bind(ds);
-      ds[name] = ((...a: unknown[]) => {
-        calls[name] = (calls[name] ?? 0) + 1;
-        return orig(...a);
-      }) as never;
-      return [name, orig] as const;
-    });
-    try {
-      await fn();
-    } finally {
-      for (const [name, orig] of originals) ds[name] = orig as never;
-    }
-    return calls;
-  }
-
   describe('conditions through relations', () => {
     it('follows a lookup with a dotted path in the spec filter, to any depth the limit allows', async () => {
       expect(await ids('book', { filters: [['author.name', '=', 'Ann']] })).to.deep.equal(['b1', 'b2', 'b3']);
@@ -207,7 +188,7 @@ describe('JSON-RPC: conditions through relations and one-to-many expand', () => 
     });
 
     it('runs one query per relation and level, whatever the number of parents', async () => {
-      const calls = await driverCalls(() =>
+      const calls = await driverCalls(s, () =>
         rpc('find', 'author', { expand: { books: { count: true, expand: { reviews: { top: 1 }, editor: {} } } } }),
       );
       // authors (find + count), books (find), its count (aggregate), reviews (find), editors (find).
