@@ -14,7 +14,9 @@ import type { AggregateQuery, AggregateSpec, DbRecord } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 import { orderSql, whereSql } from './filter-sql';
 import { frag, ident, join, sql, type Frag } from './fragment';
-import { columnScope, type Db } from './query-sql';
+import { columnScope, paging, type Db } from './query-sql';
+import { ShapeParts } from './shape';
+import type { Statements } from './statements';
 import type { TableInfo } from './table-info';
 import { decodeValue, scalarText } from './values';
 
@@ -57,7 +59,13 @@ function aggregateValue(spec: AggregateSpec, info: TableInfo, raw: unknown, coun
   return decodeValue(info.family(spec.field), raw);
 }
 
-export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect, query: AggregateQuery): Promise<DbRecord[]> {
+export async function aggregateRows(
+  db: Db,
+  statements: Statements,
+  info: TableInfo,
+  dialect: SqlDialect,
+  query: AggregateQuery,
+): Promise<DbRecord[]> {
   const groupBy = query.groupBy ?? [];
   const specs = query.aggregate ?? [];
   if (groupBy.length === 0 && specs.length === 0) return [{}];
@@ -77,24 +85,32 @@ export async function aggregateRows(db: Db, info: TableInfo, dialect: SqlDialect
   });
 
   const scope = columnScope(info, dialect);
-  const select = join(selects, ',');
-  let qb = db(info.table).select(db.raw(select.sql, select.bindings as Knex.RawBinding[]));
-  const where = whereSql(query.filter, scope);
-  if (where) qb = qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]);
-  if (groupBy.length) {
-    const groups = join(
-      groupBy.map((f) => ident(f)),
-      ',',
-    );
-    qb = qb.groupByRaw(groups.sql, groups.bindings as Knex.RawBinding[]);
-  }
-  const order = orderSql(query.sort, scope, (key) => expressions.get(key));
-  if (order) qb = qb.orderByRaw(order.sql, order.bindings as Knex.RawBinding[]);
-  if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
-  if (query.skip) qb = qb.offset(query.skip);
+  const parts = new ShapeParts('aggregate', info.table);
+  const select = parts.frag(join(selects, ','));
+  const where = parts.frag(whereSql(query.filter, scope));
+  const groups = parts.frag(
+    groupBy.length
+      ? join(
+          groupBy.map((f) => ident(f)),
+          ',',
+        )
+      : undefined,
+  );
+  const order = parts.frag(orderSql(query.sort, scope, (key) => expressions.get(key)));
+  const limit = paging(parts, query);
+  const shape = parts.shape((v) => {
+    const s = select(v)!;
+    let qb = db(info.table).select(db.raw(s.sql, s.bindings as Knex.RawBinding[]));
+    const w = where(v);
+    if (w) qb = qb.whereRaw(w.sql, w.bindings as Knex.RawBinding[]);
+    const g = groups(v);
+    if (g) qb = qb.groupByRaw(g.sql, g.bindings as Knex.RawBinding[]);
+    const o = order(v);
+    if (o) qb = qb.orderByRaw(o.sql, o.bindings as Knex.RawBinding[]);
+    return limit(qb, v);
+  });
 
-  // knex types the rows of a query as any.
-  const rows = (await qb) as DbRecord[];
+  const { rows } = await statements.run(db, shape);
   return rows.map((row) => {
     const columns: Array<[string, unknown]> = [
       ...groupBy.map((field, i): [string, unknown] => [field, decodeValue(info.family(field), row[`g${i}`])]),

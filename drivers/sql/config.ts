@@ -7,7 +7,9 @@
  *    pool?: {min, max, idleTimeoutMillis, acquireTimeoutMillis, …},
  *    searchPath?: 'schema' | ['schema', …]   (PostgreSQL),
  *    timeouts?: {connectMillis, acquireMillis, statementMillis, queryMillis, schemaSyncMillis,
- *                keepAliveMillis, busyMillis}   (connection-guard.ts: defaults and meaning)}
+ *                keepAliveMillis, busyMillis}   (connection-guard.ts: defaults and meaning),
+ *    statementCacheSize?: number   (compiled statements kept per datasource and prepared ones
+ *                                   per SQLite connection, default 500; 0 turns the cache off)}
  *
  * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
  */
@@ -23,7 +25,7 @@ export interface SqlDatasourceOptions extends SqlOptions {
   timeouts: SqlTimeouts;
 }
 
-const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath', 'timeouts']);
+const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath', 'timeouts', 'statementCacheSize']);
 const POOL_KEYS = new Set([
   'min',
   'max',
@@ -58,6 +60,13 @@ export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: 
         throw fail(`pool option '${key}' must be a non-negative integer`);
     }
     options.pool = { ...config.pool };
+  }
+
+  if (config.statementCacheSize !== undefined) {
+    const size = config.statementCacheSize;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0)
+      throw fail("'statementCacheSize' must be a non-negative integer (0 turns the statement cache off)");
+    options.statementCacheSize = size;
   }
 
   if (config.searchPath !== undefined) {

@@ -1,17 +1,25 @@
-/** find and count as single SQL statements: projection, WHERE, ORDER BY, LIMIT / OFFSET. */
+/**
+ * find and count as single SQL statements: projection, WHERE, ORDER BY, LIMIT / OFFSET. Each is
+ * described as a shape (shape.ts) that knex builds once and statements.ts then runs per request.
+ */
 import type { Knex } from 'knex';
 import { ObjectQLError, validationError } from '../../kernel';
 import { decimalMisfit } from './decimal';
 import type { DbRecord, Filter, Query } from '../../kernel';
 import type { SqlDialect } from './dialects/base';
 import { whereSql, type ColumnScope } from './filter-sql';
-import { ident, join, sql } from './fragment';
+import { ident, join, sql, type Frag } from './fragment';
 import { findOrder, type TableOf } from './order-sql';
+import { ShapeParts } from './shape';
+import type { Statements } from './statements';
 import type { TableInfo } from './table-info';
 import { decodeValue, encodeValue } from './values';
 
-/** A knex instance or an open knex transaction: both run queries the same way. */
-export type Db = Knex | Knex.Transaction;
+/**
+ * knex, to build statements with and to take connections from: the datasource's own, or one bound
+ * to a transaction's connection (SqlDatasource.transaction).
+ */
+export type Db = Knex;
 
 export function columnScope(info: TableInfo, dialect: SqlDialect): ColumnScope {
   return { dialect, table: info.table, field: info.field };
@@ -23,8 +31,7 @@ function projection(info: TableInfo, fields: string[] | undefined): string[] {
   return [...new Set(['id', ...fields.filter((f) => info.families.has(f))])];
 }
 
-function applyWhere(qb: Knex.QueryBuilder, info: TableInfo, dialect: SqlDialect, filter: Filter | undefined): Knex.QueryBuilder {
-  const where = whereSql(filter, columnScope(info, dialect));
+function applyWhere(qb: Knex.QueryBuilder, where: Frag | undefined): Knex.QueryBuilder {
   return where ? qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]) : qb;
 }
 
@@ -38,10 +45,21 @@ const NO_TABLES: TableOf = (object) => {
  * (`ROW_NUMBER() OVER (PARTITION BY field ORDER BY <sort>, id)`), so the same ORDER BY, keys
  * through a relation included, serves inside and outside it.
  */
-export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, query: Query, tableOf = NO_TABLES): Promise<DbRecord[]> {
+export async function selectRows(
+  db: Db,
+  statements: Statements,
+  info: TableInfo,
+  dialect: SqlDialect,
+  query: Query,
+  tableOf = NO_TABLES,
+): Promise<DbRecord[]> {
   if (query.top !== undefined && query.top <= 0) return [];
   const order = findOrder(query.sort, info, dialect, tableOf);
-  let qb: Knex.QueryBuilder;
+  const where = whereSql(query.filter, columnScope(info, dialect));
+  const fields = projection(info, query.fields);
+  const parts = new ShapeParts('find', info.table);
+  parts.names(fields);
+  let from: (v: readonly unknown[]) => Knex.QueryBuilder;
   let outerOrder = order;
   if (query.perGroup) {
     const group = query.perGroup;
@@ -52,32 +70,66 @@ export async function selectRows(db: Db, info: TableInfo, dialect: SqlDialect, q
       });
     if (group.top !== undefined && group.top <= 0) return [];
     outerOrder = join([...(order ? [order] : []), sql`${ident('id')} ASC`], ',');
-    const numbered = sql`ROW_NUMBER() OVER (PARTITION BY ${ident(group.field)} ORDER BY ${outerOrder}) AS ${ident(ROW_NUMBER)}`;
-    const inner = applyWhere(
-      db(info.table).select([...info.columns, db.raw(numbered.sql, numbered.bindings as Knex.RawBinding[])]),
-      info,
-      dialect,
-      query.filter,
-    );
     const skip = Math.max(0, group.skip ?? 0);
-    qb = db.select(projection(info, query.fields)).from(inner.as(info.table)).where(ROW_NUMBER, '>', skip);
-    if (group.top !== undefined) qb = qb.where(ROW_NUMBER, '<=', skip + group.top);
+    parts.names(info.columns);
+    const numbered = parts.frag(sql`ROW_NUMBER() OVER (PARTITION BY ${ident(group.field)} ORDER BY ${outerOrder}) AS ${ident(ROW_NUMBER)}`);
+    const inWhere = parts.frag(where);
+    const after = parts.value(skip, 'int');
+    parts.text(group.top === undefined ? 'all' : 'top');
+    const upTo = group.top === undefined ? -1 : parts.value(skip + group.top, 'int');
+    from = (v) => {
+      const n = numbered(v)!;
+      const inner = applyWhere(db(info.table).select([...info.columns, db.raw(n.sql, n.bindings as Knex.RawBinding[])]), inWhere(v));
+      const qb = db
+        .select(fields)
+        .from(inner.as(info.table))
+        .where(ROW_NUMBER, '>', v[after] as number);
+      return upTo < 0 ? qb : qb.where(ROW_NUMBER, '<=', v[upTo] as number);
+    };
   } else {
-    qb = applyWhere(db(info.table).select(projection(info, query.fields)), info, dialect, query.filter);
+    const w = parts.frag(where);
+    from = (v) => applyWhere(db(info.table).select(fields), w(v));
   }
-  if (outerOrder) qb = qb.orderByRaw(outerOrder.sql, outerOrder.bindings as Knex.RawBinding[]);
-  if (query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER) qb = qb.limit(query.top);
-  if (query.skip) qb = qb.offset(query.skip);
-  // knex types the rows of a query as any.
-  const rows = (await qb) as DbRecord[];
+  const orderBy = parts.frag(outerOrder);
+  const limit = paging(parts, query);
+  const shape = parts.shape((v) => {
+    const o = orderBy(v);
+    const qb = from(v);
+    return limit(o ? qb.orderByRaw(o.sql, o.bindings as Knex.RawBinding[]) : qb, v);
+  });
+  const { rows } = await statements.run(db, shape);
   return rows.map((row) => decodeRow(info, row));
+}
+
+/** LIMIT and OFFSET as values of the shape: applies them to a query built from any values. */
+export function paging(parts: ShapeParts, query: { top?: number; skip?: number }) {
+  const hasTop = query.top !== undefined && query.top < Number.MAX_SAFE_INTEGER;
+  parts.text(hasTop ? 'limit' : '');
+  const top = hasTop ? parts.value(query.top, 'int') : -1;
+  parts.text(query.skip ? 'offset' : '');
+  const skip = query.skip ? parts.value(query.skip, 'int') : -1;
+  return (qb: Knex.QueryBuilder, v: readonly unknown[]): Knex.QueryBuilder => {
+    const limited = top < 0 ? qb : qb.limit(v[top] as number);
+    return skip < 0 ? limited : limited.offset(v[skip] as number);
+  };
 }
 
 /** The row number column of a paging per group; not a field name any object can have. */
 const ROW_NUMBER = '#rn';
 
-export async function countRows(db: Db, info: TableInfo, dialect: SqlDialect, filter: Filter | undefined): Promise<number> {
-  const rows = (await applyWhere(db(info.table).count({ n: '*' }), info, dialect, filter)) as Array<{ n: unknown }>;
+export async function countRows(
+  db: Db,
+  statements: Statements,
+  info: TableInfo,
+  dialect: SqlDialect,
+  filter: Filter | undefined,
+): Promise<number> {
+  const parts = new ShapeParts('count', info.table);
+  const where = parts.frag(whereSql(filter, columnScope(info, dialect)));
+  const { rows } = await statements.run(
+    db,
+    parts.shape((v) => applyWhere(db(info.table).count({ n: '*' }), where(v))),
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -10,9 +10,30 @@ import { ConnectionGuard } from './connection-guard';
 import { errorMessage, type SqlDialect } from './dialects/base';
 import { storeError } from './errors';
 import { countRows, encodeRow, selectRows, type Db } from './query-sql';
+import { ShapeParts } from './shape';
+import { DEFAULT_STATEMENT_CACHE_SIZE } from './statement-cache';
+import { Statements } from './statements';
 import { syncSchema } from './schema-sync';
 import type { TableInfo } from './table-info';
 import { SqlTransaction } from './transaction';
+
+/** A pooled connection while a transaction runs on it (knex's own markers). */
+interface TxConnection {
+  __knexTxId?: string;
+  __knex__disposed?: unknown;
+}
+
+/**
+ * knex with every statement run on `conn`: Statements asks `db.client` for its connection, and
+ * gets this one; builders still compile with knex's own client.
+ */
+function onConnection(knex: Knex, conn: unknown): Db {
+  const client = Object.create(knex.client as object, {
+    acquireConnection: { value: () => Promise.resolve(conn) },
+    releaseConnection: { value: () => Promise.resolve() },
+  }) as Knex.Client;
+  return new Proxy(knex, { get: (target, key): unknown => (key === 'client' ? client : Reflect.get(target, key)) });
+}
 
 /** How often a read is retried after its connection died (each retry takes another pooled connection). */
 const READ_RETRIES = 3;
@@ -39,6 +60,9 @@ export class SqlDatasource implements Datasource {
   };
   private knex: Knex | undefined;
   private guard: ConnectionGuard | undefined;
+  private statements: Statements | undefined;
+  /** Transactions begun, to name each (knex's query events carry the name as __knexTxId). */
+  private transactions = 0;
   private readonly tables = new Map<string, TableInfo>();
   // The transaction open in the current async context: detects nested transactions and writes
   // that would wait for the transaction they run inside.
@@ -79,6 +103,12 @@ export class SqlDatasource implements Datasource {
     }
     this.knex = db;
     this.guard = guard;
+    this.statements = new Statements(this.dialect, this.options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE);
+  }
+
+  /** The compiled statements kept, and how many shapes knex compiled so far (tests, diagnostics). */
+  statementStats(): { cached: number; compiled: number } {
+    return { cached: this.statements?.size ?? 0, compiled: this.statements?.compiled ?? 0 };
   }
 
   /** One round trip (SELECT 1) through the pool: fails SERVICE_UNAVAILABLE, naming the datasource, while the database is away. */
@@ -94,6 +124,7 @@ export class SqlDatasource implements Datasource {
     const db = this.knex;
     this.knex = undefined;
     this.guard = undefined;
+    this.statements = undefined;
     if (!db) return;
     try {
       await db.destroy();
@@ -112,12 +143,12 @@ export class SqlDatasource implements Datasource {
 
   async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
     const info = this.info(object);
-    return this.run(info, 'find', tx, false, (db) => selectRows(db, info, this.dialect, query, (related) => this.info(related)));
+    return this.run(info, 'find', tx, false, (db, st) => selectRows(db, st, info, this.dialect, query, (related) => this.info(related)));
   }
 
   async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
     const info = this.info(object);
-    return this.run(info, 'count', tx, false, (db) => countRows(db, info, this.dialect, filter));
+    return this.run(info, 'count', tx, false, (db, st) => countRows(db, st, info, this.dialect, filter));
   }
 
   async create(object: string, data: DbRecord, tx?: Transaction): Promise<DbRecord> {
@@ -125,7 +156,12 @@ export class SqlDatasource implements Datasource {
     const { id: given, ...rest } = copyInput(data);
     const id = given === undefined || given === null ? randomUUID() : typeof given === 'string' ? given : JSON.stringify(given);
     const row = encodeRow(info, this.dialect, { ...rest, id });
-    await this.run(info, 'create', tx, true, (db) => db(info.table).insert(row), id);
+    const parts = new ShapeParts('insert', info.table);
+    const columns = Object.keys(row);
+    parts.names(columns);
+    const slots = columns.map((c) => parts.value(row[c]));
+    const insert = (db: Db) => parts.shape((v) => db(info.table).insert(Object.fromEntries(columns.map((c, i) => [c, v[slots[i]]]))));
+    await this.run(info, 'create', tx, true, (db, st) => st.run(db, insert(db)), id);
     return { id, ...rest };
   }
 
@@ -139,12 +175,22 @@ export class SqlDatasource implements Datasource {
       'update',
       tx,
       true,
-      async (db) => {
-        if (Object.keys(row).length > 0) {
-          const changed = await db(info.table).where('id', id).update(row);
-          if (Number(changed) === 0) return null;
+      async (db, st) => {
+        const columns = Object.keys(row);
+        if (columns.length > 0) {
+          const parts = new ShapeParts('update', info.table);
+          parts.names(columns);
+          const slots = columns.map((c) => parts.value(row[c]));
+          const key = parts.value(id, 'text');
+          const shape = parts.shape((v) =>
+            db(info.table)
+              .where('id', v[key] as string)
+              .update(Object.fromEntries(columns.map((c, i) => [c, v[slots[i]]]))),
+          );
+          const { changes } = await st.run(db, shape);
+          if (changes === 0) return null;
         }
-        const [record] = await selectRows(db, info, this.dialect, byId);
+        const [record] = await selectRows(db, st, info, this.dialect, byId);
         return record ?? null;
       },
       id,
@@ -153,15 +199,37 @@ export class SqlDatasource implements Datasource {
 
   async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
     const info = this.info(object);
-    const deleted = await this.run(info, 'delete', tx, true, (db) => db(info.table).where('id', id).del(), id);
-    return Number(deleted) > 0;
+    const parts = new ShapeParts('delete', info.table);
+    const key = parts.value(id, 'text');
+    const { changes } = await this.run(
+      info,
+      'delete',
+      tx,
+      true,
+      (db, st) =>
+        st.run(
+          db,
+          parts.shape((v) =>
+            db(info.table)
+              .where('id', v[key] as string)
+              .del(),
+          ),
+        ),
+      id,
+    );
+    return changes > 0;
   }
 
   async aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]> {
     const info = this.info(object);
-    return this.run(info, 'aggregate', tx, false, (db) => aggregateRows(db, info, this.dialect, query));
+    return this.run(info, 'aggregate', tx, false, (db, st) => aggregateRows(db, st, info, this.dialect, query));
   }
 
+  /**
+   * BEGIN, the function's statements, then COMMIT (ROLLBACK when it throws), on one pooled
+   * connection. Written here rather than with knex's transaction, which builds a transaction
+   * client per call: the statements already run through Statements on a connection of knex's pool.
+   */
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     if (this.current.getStore()?.active) {
       throw new ObjectQLError(
@@ -170,21 +238,44 @@ export class SqlDatasource implements Datasource {
       );
     }
     const db = this.db();
+    const statements = this.statements ?? this.notConnected();
     let thrown: { error: unknown } | undefined;
     try {
-      return await this.exclusive(() =>
-        db.transaction(async (trx) => {
-          const tx = new SqlTransaction(this.name, this, trx);
+      return await this.exclusive(async () => {
+        const client = db.client as Knex.Client;
+        const conn = (await client.acquireConnection()) as TxConnection;
+        let reusable = true;
+        try {
+          await statements.raw(db, conn, 'BEGIN');
+          conn.__knexTxId = `trx${++this.transactions}`;
+          const tx = new SqlTransaction(this.name, this, onConnection(db, conn));
+          let result: T;
           try {
-            return await this.current.run(tx, () => fn(tx));
+            result = await this.current.run(tx, () => fn(tx));
           } catch (error) {
             thrown = { error };
-            throw error;
-          } finally {
             tx.active = false;
+            // A connection whose transaction did not end cleanly is not handed out again.
+            await statements.raw(db, conn, 'ROLLBACK').catch(() => (reusable = false));
+            throw error;
           }
-        }),
-      );
+          tx.active = false;
+          try {
+            await statements.raw(db, conn, 'COMMIT');
+          } catch (err) {
+            await statements.raw(db, conn, 'ROLLBACK').catch(() => (reusable = false));
+            throw err;
+          }
+          return result;
+        } catch (err) {
+          if (!thrown) reusable &&= !this.dialect.connectionLost(err);
+          throw err;
+        } finally {
+          delete conn.__knexTxId;
+          if (!reusable) conn.__knex__disposed ??= 'a transaction did not end cleanly';
+          await client.releaseConnection(conn);
+        }
+      });
     } catch (err) {
       // The function's own error passes through unchanged; begin / commit failures are the store's.
       if (thrown && err === thrown.error) throw err;
@@ -214,21 +305,22 @@ export class SqlDatasource implements Datasource {
     operation: string,
     tx: Transaction | undefined,
     write: boolean,
-    fn: (db: Db) => Promise<T>,
+    fn: (db: Db, statements: Statements) => Promise<T>,
     id?: unknown,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         const db = tx ? this.useTx(tx) : this.db();
+        const statements = this.statements ?? this.notConnected();
         const lock = write && !tx ? this.dialect.writeLock() : undefined;
-        if (!lock) return await fn(db);
+        if (!lock) return await fn(db, statements);
         if (this.current.getStore()?.active) {
           throw new ObjectQLError(
             'DATABASE_ERROR',
             `A write on '${info.object}' outside the open transaction of datasource '${this.name}' would wait for that transaction; pass the transaction`,
           );
         }
-        return await lock.runExclusive(() => fn(db));
+        return await lock.runExclusive(() => fn(db, statements));
       } catch (err) {
         if (!write && !tx && attempt < READ_RETRIES && this.dialect.connectionLost(err)) {
           this.logger.warn({ err, datasource: this.name, object: info.object, operation }, 'sql: connection lost; retrying the read');
@@ -253,7 +345,7 @@ export class SqlDatasource implements Datasource {
     return lock ? lock.runExclusive(fn) : fn();
   }
 
-  private useTx(tx: Transaction): Knex.Transaction {
+  private useTx(tx: Transaction): Db {
     if (!(tx instanceof SqlTransaction) || tx.owner !== this) {
       throw new ObjectQLError('DATABASE_ERROR', `Transaction does not belong to datasource '${this.name}'`);
     }
@@ -262,8 +354,11 @@ export class SqlDatasource implements Datasource {
   }
 
   private db(): Knex {
-    if (!this.knex) throw new ObjectQLError('DATABASE_ERROR', `Datasource '${this.name}' is not connected`);
-    return this.knex;
+    return this.knex ?? this.notConnected();
+  }
+
+  private notConnected(): never {
+    throw new ObjectQLError('DATABASE_ERROR', `Datasource '${this.name}' is not connected`);
   }
 
   private info(object: string): TableInfo {

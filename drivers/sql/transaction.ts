@@ -1,13 +1,13 @@
-import type { Knex } from 'knex';
 import type { Transaction } from '../../kernel';
+import type { Db } from './query-sql';
 
-/** A transaction of the SQL driver: the knex transaction every call made with it runs on. */
+/** A transaction of the SQL driver: knex bound to the connection every call made with it runs on. */
 export class SqlTransaction implements Transaction {
   active = true;
 
   constructor(
     readonly datasource: string,
     readonly owner: object,
-    readonly trx: Knex.Transaction,
+    readonly trx: Db,
   ) {}
 }

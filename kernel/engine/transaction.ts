@@ -104,11 +104,14 @@ export class TransactionScope {
     let tx: Transaction;
     try {
       // Either the driver opened it, or it failed to begin (settled rejects first).
+      let opened = false;
       tx = await Promise.race([
-        began,
-        settled.then(() =>
-          Promise.reject(new ObjectQLError('DATABASE_ERROR', `Datasource '${ds.name}' ended a transaction before it began`)),
-        ),
+        began.then((t) => ((opened = true), t)),
+        // Once it opened, the race is decided: no error is made (its stack costs) when it later ends.
+        settled.then(() => {
+          if (opened) return new Promise<never>(() => undefined);
+          throw new ObjectQLError('DATABASE_ERROR', `Datasource '${ds.name}' ended a transaction before it began`);
+        }),
       ]);
     } catch (err) {
       this.opening.delete(ds.name);

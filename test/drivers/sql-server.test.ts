@@ -92,7 +92,7 @@ for (const label of DIALECTS) {
     });
 
     if (label !== 'sqlite') {
-      it('gives DATABASE_ERROR, not a crash, when its connections are cut, then serves again', async () => {
+      it('answers DATABASE_ERROR or SERVICE_UNAVAILABLE, not a crash, when its connections are cut, then serves again', async () => {
         const find = () => sql.rpc({ op: 'find', object: 'project', args: { fields: ['name'] }, user: USERS.carol });
         expect((await find()).status).to.equal(200);
         const admin = ns!.admin();
@@ -112,10 +112,13 @@ for (const label of DIALECTS) {
           args: { id: 'prj-gemini', data: { budget: 1 } },
           user: USERS.admin,
         });
+        // The write may take a connection that was cut: SERVICE_UNAVAILABLE when the driver's error says
+        // so (pg's 57P01, a reset socket), DATABASE_ERROR otherwise; never the driver's own text.
         if (write.status !== 200) {
-          expect(write.status).to.equal(500);
-          expect(write.body.error.code).to.equal('DATABASE_ERROR');
-          expect(JSON.stringify(write.body)).not.to.match(/select|update|insert|terminat|connection/i);
+          const expected = write.status === 503 ? 'SERVICE_UNAVAILABLE' : 'DATABASE_ERROR';
+          expect(write.status, JSON.stringify(write.body)).to.be.oneOf([500, 503]);
+          expect(write.body.error.code).to.equal(expected);
+          expect(JSON.stringify(write.body)).not.to.match(/select|update|insert|terminat/i);
         }
         for (let i = 0; i < 3; i++) expect((await find()).status).to.equal(200);
         expect(

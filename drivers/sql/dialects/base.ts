@@ -17,6 +17,7 @@
  *                  connection died under the statement)
  *  8. values       encodeBoolean, encodeDateTime
  *  9. aggregation  exactSum (the exact decimal sum of a decimal column, as text or a number)
+ * 10. execution    execute (one statement on a raw pooled connection, as knex's client would run it)
  */
 import type { Knex } from 'knex';
 import type { FieldDefinition, SortDirection } from '../../../kernel';
@@ -35,6 +36,14 @@ export interface SqlOptions {
   connection: string | Record<string, unknown>;
   pool?: Record<string, unknown>;
   searchPath?: string[];
+  /** Compiled statements kept per datasource, and prepared ones per connection (statements.ts). */
+  statementCacheSize?: number;
+}
+
+/** What a statement gave: the rows of a query, the rows a write changed. */
+export interface Executed {
+  rows: Array<Record<string, unknown>>;
+  changes: number;
 }
 
 /** The message of an error a database client threw ('' when it has none). */
@@ -233,6 +242,15 @@ export abstract class SqlDialect {
   exactSum(column: Frag): Frag {
     return sql`SUM(${column})`;
   }
+
+  // ---- 10. execution ------------------------------------------------------------------------
+
+  /**
+   * Runs one statement (native placeholders, knex's toNative form) on a raw connection of the
+   * pool, binding values as the engine's knex client would. A connection's `query` may be the
+   * connection guard's wrapper: go through it.
+   */
+  abstract execute(conn: unknown, sql: string, bindings: readonly unknown[]): Promise<Executed>;
 }
 
 /** Error codes of a connection that died: node's socket errors, pg's SQLSTATEs, mysql2's. */

@@ -19,7 +19,16 @@ import type { FieldDefinition } from '../../../kernel';
 import { frag, ident, sql, type Frag } from '../fragment';
 import { decimalSpec, type DecimalSpec } from '../decimal';
 import { isoToZoneless, type StorageFamily } from '../values';
-import { errorMessage, SqlDialect, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
+import { errorMessage, SqlDialect, type Executed, type IndexColumn, type SqlOptions, type UniqueViolation } from './base';
+
+/** The part of a mysql2 Connection this dialect uses. */
+interface MysqlConnection {
+  query(
+    options: { sql: string },
+    values: readonly unknown[],
+    callback: (err: Error | null, result: Array<Record<string, unknown>> | { affectedRows: number }) => void,
+  ): void;
+}
 
 const TYPES: Record<Exclude<StorageFamily, 'text'>, string> = {
   number: 'double',
@@ -177,6 +186,16 @@ export class MysqlDialect extends SqlDialect {
 
   override encodeDateTime(iso: string): string {
     return isoToZoneless(iso);
+  }
+
+  /** query, as knex runs it: values are escaped into the text client side (no server-side prepare). */
+  execute(conn: unknown, sql: string, values: readonly unknown[]): Promise<Executed> {
+    return new Promise((resolve, reject) => {
+      (conn as MysqlConnection).query({ sql }, values, (err, result) => {
+        if (err) reject(err);
+        else resolve(Array.isArray(result) ? { rows: result, changes: 0 } : { rows: [], changes: result.affectedRows });
+      });
+    });
   }
 }
 

@@ -22,7 +22,15 @@ import type { FieldDefinition, SortDirection } from '../../../kernel';
 import { frag, ident, sql, type Frag } from '../fragment';
 import { decimalSpec, type DecimalSpec } from '../decimal';
 import type { StorageFamily } from '../values';
-import { SqlDialect, likePattern, type IndexColumn, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+import { SqlDialect, likePattern, type Executed, type IndexColumn, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+
+/** The part of a pg Client this dialect uses. */
+interface PgConnection {
+  query(
+    config: { text: string; values: readonly unknown[] },
+    callback: (err: Error | null, result: { rows: Array<Record<string, unknown>>; rowCount: number | null }) => void,
+  ): void;
+}
 
 interface PgModule {
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown };
@@ -202,6 +210,14 @@ export class PostgresDialect extends SqlDialect {
   override valueTooLong(err: unknown): { column?: string } | undefined {
     // string_data_right_truncation: a varchar(255) column (select, lookup, id); no column named.
     return (err as { code?: unknown })?.code === '22001' ? {} : undefined;
+  }
+
+  execute(conn: unknown, text: string, values: readonly unknown[]): Promise<Executed> {
+    return new Promise((resolve, reject) => {
+      (conn as PgConnection).query({ text, values }, (err, result) =>
+        err ? reject(err) : resolve({ rows: result.rows, changes: result.rowCount ?? 0 }),
+      );
+    });
   }
 
   uniqueViolation(err: unknown): UniqueViolation | undefined {

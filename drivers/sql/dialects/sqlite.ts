@@ -27,11 +27,20 @@ import { DecimalSum, compileLike } from '../../../kernel';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, sql, type Frag } from '../fragment';
 import { acquireFileLock, type FileLock, type Mutex } from '../lock';
+import { DEFAULT_STATEMENT_CACHE_SIZE, LruCache } from '../statement-cache';
 import { scalarText, type StorageFamily } from '../values';
-import { errorMessage, SqlDialect, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+import { errorMessage, SqlDialect, type Executed, type SqlOptions, type TextOp, type UniqueViolation } from './base';
+
+/** The part of a better-sqlite3 Statement this dialect uses. */
+interface SqliteStatement {
+  readonly reader: boolean;
+  all(bindings: unknown[]): Array<Record<string, unknown>>;
+  run(bindings: unknown[]): { changes: number };
+}
 
 /** The part of a better-sqlite3 Database this dialect uses. */
 interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
   pragma(source: string): unknown;
   function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
   aggregate(
@@ -67,6 +76,9 @@ export class SqliteDialect extends SqlDialect {
   private temporary = false;
   private lock: FileLock | undefined;
   private readonly likeCache = new Map<string, (value: string) => boolean>();
+  /** Each connection's prepared statements by SQL text (a statement belongs to its connection). */
+  private readonly prepared = new WeakMap<SqliteConnection, LruCache<string, SqliteStatement>>();
+  private preparedLimit = DEFAULT_STATEMENT_CACHE_SIZE;
 
   knexConfig(options: SqlOptions): Knex.Config {
     // parseSqlConfig makes a SQLite connection its file path.
@@ -76,6 +88,7 @@ export class SqliteDialect extends SqlDialect {
     this.file = this.temporary ? joinPath(tmpdir(), `objectql-${randomUUID()}.sqlite`) : target;
     if (!this.temporary) mkdirSync(dirname(this.file), { recursive: true });
     this.lock = acquireFileLock(this.file);
+    this.preparedLimit = options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE;
     return {
       client: 'better-sqlite3',
       connection: { filename: this.file },
@@ -239,5 +252,29 @@ export class SqliteDialect extends SqlDialect {
 
   override encodeBoolean(value: boolean): unknown {
     return value ? 1 : 0;
+  }
+
+  /** better-sqlite3 runs synchronously; the statement is prepared once per connection and SQL text. */
+  execute(conn: unknown, sql: string, bindings: readonly unknown[]): Promise<Executed> {
+    return new Promise((resolve) => {
+      const statement = this.statement(conn as SqliteConnection, sql);
+      // Dates and booleans as knex's better-sqlite3 client binds them.
+      const values = bindings.map((b) => (b instanceof Date ? b.valueOf() : typeof b === 'boolean' ? Number(b) : b));
+      resolve(statement.reader ? { rows: statement.all(values), changes: 0 } : { rows: [], changes: statement.run(values).changes });
+    });
+  }
+
+  private statement(conn: SqliteConnection, sql: string): SqliteStatement {
+    let statements = this.prepared.get(conn);
+    if (!statements) {
+      statements = new LruCache(this.preparedLimit);
+      this.prepared.set(conn, statements);
+    }
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = conn.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
   }
 }
