@@ -3,6 +3,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { lazyChild } from '../logger';
 import type { Kernel } from '../kernel';
 import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
@@ -203,7 +204,8 @@ export class HttpHost {
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       let user: User | undefined;
       let failure = bodyErrors.get(req);
-      if (failure === undefined) {
+      // Hooks nobody tapped are not called: each call costs a promise and a tick per request.
+      if (failure === undefined && hooks.authenticate.isUsed()) {
         const request = httpAuthRequest(req);
         try {
           user = (await hooks.authenticate.promise(request)) ?? undefined;
@@ -215,7 +217,7 @@ export class HttpHost {
       req.objectql = { user, requestId: String(req.id), logger: req.log };
       try {
         // A failed authentication still counts against its caller's rate limit (and gets its headers).
-        await hooks.request.promise(req, res);
+        if (hooks.request.isUsed()) await hooks.request.promise(req, res);
         next(failure);
       } catch (err) {
         next(err);
@@ -292,9 +294,8 @@ function requestLogging(logger: Logger) {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    let child: Logger | undefined;
     Object.defineProperty(req, 'id', { value: id, configurable: true });
-    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
+    Object.defineProperty(req, 'log', { value: lazyChild(logger, { reqId: id }), configurable: true });
     if (logger.isLevelEnabled('info')) {
       const start = process.hrtime.bigint();
       res.once('finish', () => {

@@ -7,6 +7,7 @@ import express, { type RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { ObjectQLError } from '../errors';
 import { assertJsonTextDepth } from '../protocol/json-depth';
+import { withPlainJson } from './json-read';
 
 export interface BodyLimits {
   maxBodyBytes: number;
@@ -14,13 +15,15 @@ export interface BodyLimits {
 }
 
 export function jsonBodyParser(limits: BodyLimits): RequestHandler {
-  return express.json({
+  const general = express.json({
     limit: limits.maxBodyBytes,
     strict: false,
     type: ['application/json', 'application/*+json'],
     // On the raw text, before JSON.parse: nothing after it (filters, JSON values) may recurse over a deeper value.
     verify: (_req, _res, buf, encoding) => assertJsonTextDepth(decode(buf, encoding), limits.maxJsonDepth, 'The request body'),
   });
+  // The common case (UTF-8 JSON, not compressed, with a Content-Length) is read by hand: json-read.ts.
+  return withPlainJson(limits, general);
 }
 
 /** The answer to a body the parser refused (an error not of the caller's making is handed back as it is). */

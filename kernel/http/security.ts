@@ -5,6 +5,7 @@
  */
 import cors from 'cors';
 import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 import type { ResolvedConfig } from '../config/schema';
 
@@ -30,20 +31,34 @@ const ONE_YEAR = 31_536_000;
 /** The middleware, in order: security headers, then CORS. */
 export function securityMiddleware(security: Security): RequestHandler[] {
   const out: RequestHandler[] = [];
-  if (security.headers) out.push(securityHeaders(security) as RequestHandler, apiCsp);
+  if (security.headers) out.push(fixedHeaders(securityHeaders(security)));
   if (security.cors !== false) out.push(corsMiddleware(security.cors) as RequestHandler);
   return out;
 }
 
-/** Set by hand, not by helmet, to keep the exact text; a route serving HTML sets its own after this. */
-const apiCsp: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', API_CSP);
-  next();
-};
+/** What helmet does to a response, recorded once: its headers set and removed, then the API's CSP. */
+interface FixedHeaders {
+  set: Array<[string, string]>;
+  removed: string[];
+}
 
-function securityHeaders(security: Security) {
+/**
+ * One middleware setting the recorded headers: helmet decides them (once, at start-up, on a
+ * recording response) but runs eleven middlewares per request to set constants. Set by hand
+ * after helmet's: the CSP, to keep its exact text; a route serving HTML sets its own after this.
+ */
+function fixedHeaders(headers: FixedHeaders): RequestHandler {
+  const { set, removed } = headers;
+  return (_req, res, next) => {
+    for (const name of removed) res.removeHeader(name);
+    for (let i = 0; i < set.length; i++) res.setHeader(set[i][0], set[i][1]);
+    next();
+  };
+}
+
+function securityHeaders(security: Security): FixedHeaders {
   const hsts = security.hsts === false ? false : security.hsts === true ? { maxAge: ONE_YEAR, includeSubDomains: true } : security.hsts;
-  return helmet({
+  const middleware = helmet({
     contentSecurityPolicy: false,
     crossOriginEmbedderPolicy: false,
     crossOriginOpenerPolicy: { policy: 'same-origin' },
@@ -61,6 +76,17 @@ function securityHeaders(security: Security) {
     xPoweredBy: true,
     xXssProtection: true,
   });
+  const recorded: FixedHeaders = { set: [], removed: [] };
+  // helmet's headers depend on its options only, never on the request: a stand-in response records them.
+  const recorder = {
+    setHeader: (name: string, value: string) => void recorded.set.push([name, String(value)]),
+    removeHeader: (name: string) => void recorded.removed.push(name),
+  };
+  let done = false;
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => (done = true));
+  if (!done) throw new Error('helmet did not finish synchronously');
+  recorded.set.push(['Content-Security-Policy', API_CSP]);
+  return recorded;
 }
 
 function corsMiddleware(setting: Exclude<Security['cors'], false>) {

@@ -7,7 +7,7 @@
  * to the browser. GraphiQL's stylesheet embeds its fonts as data: URIs.
  */
 import { dirname, join } from 'node:path';
-import type { NextFunction, Request, Response, Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
 export interface GraphiQLOptions {
   /** The page title; default 'GraphiQL'. */
@@ -82,14 +82,17 @@ export function mountGraphiQL(router: Router, path: string, options: GraphiQLOpt
     if (!wantsGraphiQL(req)) return next();
     res.set({ 'Content-Security-Policy': GRAPHIQL_CSP, 'Cache-Control': 'no-cache', Vary: 'Accept' }).type('html').send(page);
   });
-  router.get(`${assetBase}/${GRAPHIQL_INITIALIZER}`, (_req, res) => {
+  // The files under one prefix: a request elsewhere passes them with one match, not one per file.
+  const assets = express.Router();
+  router.use(assetBase, assets);
+  assets.get(`/${GRAPHIQL_INITIALIZER}`, (_req, res) => {
     res.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('text/javascript; charset=utf-8').send(init);
   });
-  router.get(`${assetBase}/${GRAPHIQL_PAGE_CSS}`, (_req, res) => {
+  assets.get(`/${GRAPHIQL_PAGE_CSS}`, (_req, res) => {
     res.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('text/css; charset=utf-8').send(PAGE_CSS);
   });
   for (const f of files) {
-    router.get(`${assetBase}/${f.name}`, (_req, res, next) => {
+    assets.get(`/${f.name}`, (_req, res, next) => {
       res.sendFile(
         f.base,
         { root: f.root, maxAge: ASSET_MAX_AGE, headers: { 'Content-Type': f.type, 'X-Content-Type-Options': 'nosniff' } },
