@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { createJiti } from 'jiti';
+import { createSourceLoader } from '../util/jiti';
 import type { ZodError } from 'zod';
 import { configSchema, type ResolvedConfig } from './schema';
 
@@ -64,7 +64,7 @@ async function readConfigModule(path: string): Promise<unknown> {
     case '.mts':
     case '.cts': {
       readFileSync(path); // surfaces ENOENT with its code before jiti wraps it
-      const jiti = createJiti(__filename, { moduleCache: false });
+      const jiti = createSourceLoader(__filename, { moduleCache: false });
       return jiti.import(path, { default: true });
     }
     default:

@@ -5,7 +5,7 @@
  * function, {handler} or a full {type, label, description, params, handler}.
  */
 import * as path from 'node:path';
-import { createJiti } from 'jiti';
+import { createSourceLoader } from '../util/jiti';
 import { z } from 'zod';
 import type { HookContext } from '../engine/types';
 import type { ActionHandler, ActionParam, HookDescriptor, HookEvent } from './types';
@@ -38,7 +38,7 @@ export type CodeImporter = (file: string) => Promise<unknown>;
 
 /** One importer per load: nothing is kept at module level. */
 export function createCodeImporter(): CodeImporter {
-  const jiti = createJiti(__filename);
+  const jiti = createSourceLoader(__filename);
   return (file) => jiti.import(file, { default: true });
 }
 

@@ -3,7 +3,7 @@
  * package, TypeScript included (jiti). Third-party plugins and the files plugin's custom storage
  * are loaded this way. Errors name what was asked for and where it was looked for.
  */
-import { createJiti } from 'jiti';
+import { createSourceLoader } from './jiti';
 import { isAbsolute, resolve } from 'node:path';
 
 export class ModuleNotFoundError extends Error {}
@@ -17,7 +17,7 @@ export async function importModule<T = unknown>(name: string, baseDir: string): 
   } catch {
     throw new ModuleNotFoundError(`module '${name}' is not an installed package`);
   }
-  const jiti = createJiti(__filename);
+  const jiti = createSourceLoader(__filename);
   try {
     return await jiti.import<T>(target, { default: true });
   } catch (err) {

@@ -12,7 +12,6 @@ import { createJwtVerifier } from './jwt';
 import { MemorySessionStore } from './memory-store';
 import { addSessionPaths } from './openapi';
 import { parseAuthOptions, type AuthOptions, type SessionOptions } from './options';
-import { RedisSessionStore } from './redis-store';
 import { sessionRoutes } from './session-routes';
 import type { SessionStore } from './session-store';
 import { SessionManager, type SessionService } from './sessions';
@@ -130,5 +129,8 @@ export default definePlugin((input: AuthOptions = {}) => {
 });
 
 function createStore(sessions: SessionOptions, kernel: Kernel): SessionStore {
-  return sessions.store === 'memory' ? new MemorySessionStore() : new RedisSessionStore(sessions.store.redis, kernel.logger, kernel.hooks);
+  if (sessions.store === 'memory') return new MemorySessionStore();
+  // Loaded only when a Redis store is configured: ioredis weighs ~20 MB resident.
+  const { RedisSessionStore } = require('./redis-store') as typeof import('./redis-store');
+  return new RedisSessionStore(sessions.store.redis, kernel.logger, kernel.hooks);
 }

@@ -13,8 +13,8 @@ import { rateLimitExceeded, setRateLimitHeaders, HEADERS } from './headers';
 import { TierLimiter, WINDOWS } from './limiter';
 import { addRateLimits } from './openapi';
 import { parseOptions, type RateLimitOptions } from './options';
-import { openRedisStore } from './redis-store';
-import { memoryStore } from './store';
+import type { RedisStoreSettings } from './redis-store';
+import { memoryStore, type CounterStore } from './store';
 import { tierOf } from './tiers';
 
 export type { RateLimitOptions } from './options';
@@ -77,7 +77,7 @@ export default definePlugin((options: RateLimitOptions = {}) => {
       k.hooks.openapi.tap({ name: 'rate-limit', stage: Number.MAX_SAFE_INTEGER }, (doc) => addRateLimits(doc, publicPaths));
     },
     async start() {
-      const store = settings.store.type === 'redis' ? await openRedisStore(settings.store, kernel.logger, kernel.hooks) : memoryStore();
+      const store = settings.store.type === 'redis' ? await openRedisStore(settings.store, kernel) : memoryStore();
       limiter = new TierLimiter(store, settings.tiers);
     },
     async stop() {
@@ -87,3 +87,9 @@ export default definePlugin((options: RateLimitOptions = {}) => {
     },
   };
 });
+
+/** Loaded only when a Redis store is configured: ioredis and rate-limiter-flexible's Redis counter weigh ~20 MB resident. */
+function openRedisStore(settings: RedisStoreSettings, kernel: Kernel): Promise<CounterStore> {
+  const redis = require('./redis-store') as typeof import('./redis-store');
+  return redis.openRedisStore(settings, kernel.logger, kernel.hooks);
+}

@@ -3,7 +3,9 @@
  * own, so two kernels in one process never share a budget); the Redis store is shared by every
  * instance that points at the same server with the same key prefix (see redis-store.ts).
  */
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+// Its own file, not the package's index, which loads every backend (Redis, Mongo, SQL, DynamoDB, ...).
+import MemoryLimiter from 'rate-limiter-flexible/lib/RateLimiterMemory';
 
 export interface CounterStore {
   readonly kind: 'memory' | 'redis';
@@ -18,7 +20,7 @@ export class MemoryCounters {
   private readonly made: RateLimiterMemory[] = [];
 
   make(keyPrefix: string, points: number, duration: number): RateLimiterMemory {
-    const limiter = new RateLimiterMemory({ keyPrefix, points, duration });
+    const limiter = new MemoryLimiter({ keyPrefix, points, duration });
     this.made.push(limiter);
     return limiter;
   }

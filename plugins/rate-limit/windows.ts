@@ -5,7 +5,9 @@
  * minute window does not drain the hour's budget, and (the windows being fixed, starting at their
  * first counted request) refused requests never push a reset further away.
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+// Its own file, not the package's index, which loads every backend.
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes';
 
 export interface Window {
   name: string;
