@@ -1,6 +1,10 @@
 /** A real server with the GraphQL plugin on SQLite in memory, and a client speaking GraphQL over HTTP. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { User } from '../../../kernel';
+import { createKernel } from '../../../server';
 import { identityHeader, startServer, type TestServer } from '../../helpers/server';
 
 export const SQLITE = { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: ':memory:' } } } as const;
@@ -51,4 +55,26 @@ export function refusedUpgrade(url: string, protocol?: string): Promise<number |
     });
     ws.on('error', () => resolve(undefined));
   });
+}
+
+/** The message a kernel with the GraphQL plugin fails to start with, on metadata `files` (name → YAML). */
+export async function startFailure(files: Record<string, string>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'oql-graphql-'));
+  try {
+    for (const [name, yaml] of Object.entries(files)) writeFileSync(join(dir, name), yaml);
+    const kernel = await createKernel({
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      metadata: [dir],
+      datasources: { default: { driver: 'memory' } },
+      plugins: { graphql: true },
+    });
+    let failure: unknown;
+    await kernel.start().catch((err: unknown) => (failure = err));
+    await kernel.stop().catch(() => undefined);
+    return String((failure as Error)?.message);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -2,17 +2,14 @@
  * The plugin's options (zod, errors naming the key), the names generated from objects and their
  * clashes (a unit test, and a server that refuses to start), and the port of its own.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { createKernel, type ObjectDefinition } from '../../../server';
+import type { ObjectDefinition } from '../../../server';
 import { namesOf, objectNames } from '../../../plugins/graphql/naming';
 import { parseOptions } from '../../../plugins/graphql/options';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startServer, USERS } from '../../helpers/server';
-import { as, refusedUpgrade, SQLITE, untilSubscriptions } from './helpers';
+import { as, refusedUpgrade, SQLITE, startFailure, untilSubscriptions } from './helpers';
 
 describe('GraphQL plugin options', () => {
   it('has the defaults of the spec', () => {
@@ -97,26 +94,11 @@ describe('GraphQL names', () => {
   });
 
   it('refuses to start a server whose objects clash', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oql-graphql-'));
-    try {
-      writeFileSync(join(dir, 'thing.object.yml'), 'fields:\n  name:\n    type: text\n');
-      writeFileSync(join(dir, 'thingList.object.yml'), 'fields:\n  name:\n    type: text\n');
-      const kernel = await createKernel({
-        port: 0,
-        host: '127.0.0.1',
-        logLevel: 'silent',
-        metadata: [dir],
-        datasources: { default: { driver: 'memory' } },
-        plugins: { graphql: true },
-      });
-      let failure: unknown;
-      await kernel.start().catch((err: unknown) => (failure = err));
-      expect(String((failure as Error)?.message)).to.contain(
-        "object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well",
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const message = await startFailure({
+      'thing.object.yml': 'fields:\n  name:\n    type: text\n',
+      'thingList.object.yml': 'fields:\n  name:\n    type: text\n',
+    });
+    expect(message).to.contain("object 'thingList' maps to the root field 'thingList', which object 'thing' maps to as well");
   });
 });
 

@@ -5,15 +5,11 @@
  * each other stop start-up naming both.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ObjectDefinition } from '../../../kernel';
 import { namesOf } from '../../../plugins/graphql/naming';
 import { relationFieldsOf } from '../../../plugins/graphql/relations-sdl';
-import { createKernel } from '../../../server';
 import { startServer, USERS, type TestServer } from '../../helpers/server';
-import { gql, SQLITE } from './helpers';
+import { gql, SQLITE, startFailure } from './helpers';
 
 describe('GraphQL relationships: depth limits', () => {
   let s: TestServer;
@@ -115,24 +111,10 @@ describe('GraphQL relationships: generated names', () => {
   });
 
   it('refuses to start a server whose generated names clash', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oql-graphql-'));
-    try {
-      writeFileSync(join(dir, 'owner.object.yml'), 'fields:\n  name: {type: text}\n  things_count: {type: number}\n');
-      writeFileSync(join(dir, 'thing.object.yml'), 'fields:\n  owner: {type: lookup, reference_to: owner, related_name: things}\n');
-      const kernel = await createKernel({
-        port: 0,
-        host: '127.0.0.1',
-        logLevel: 'silent',
-        metadata: [dir],
-        datasources: { default: { driver: 'memory' } },
-        plugins: { graphql: true },
-      });
-      let failure: unknown;
-      await kernel.start().catch((err: unknown) => (failure = err));
-      expect(String((failure as Error)?.message)).to.contain("maps to the field 'things_count' of type 'Owner'");
-      await kernel.stop().catch(() => undefined);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const message = await startFailure({
+      'owner.object.yml': 'fields:\n  name: {type: text}\n  things_count: {type: number}\n',
+      'thing.object.yml': 'fields:\n  owner: {type: lookup, reference_to: owner, related_name: things}\n',
+    });
+    expect(message).to.contain("maps to the field 'things_count' of type 'Owner'");
   });
 });
