@@ -16,6 +16,8 @@ export interface ChildOptions {
   maxFiles?: number;
   /** Extra node flags, e.g. --expose-gc. */
   nodeFlags?: string[];
+  /** The CPU to pin the child to (`taskset -c`, which execs node: the pid stays the server's). */
+  cpu?: number;
 }
 
 export interface Child<Info> {
@@ -24,15 +26,16 @@ export interface Child<Info> {
 }
 
 export async function startChild<Info>(script: string, args: string[], options: ChildOptions = {}): Promise<Child<Info>> {
-  const node = [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args];
+  const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
+  const command = [...pin, process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args];
   const stdio = ['ignore', 'pipe', 'inherit', ...(options.ipc ? ['ipc' as const] : [])] as const;
   // Measured as deployed: libraries such as graphql-js check more in development mode.
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
   // `exec` keeps the pid: the shell only lowers the limit, then becomes node.
   const child =
     options.maxFiles === undefined
-      ? spawn(node[0], node.slice(1), { stdio: [...stdio], env })
-      : spawn('/bin/sh', ['-c', `ulimit -n ${options.maxFiles} && exec "$@"`, 'sh', ...node], { stdio: [...stdio], env });
+      ? spawn(command[0], command.slice(1), { stdio: [...stdio], env })
+      : spawn('/bin/sh', ['-c', `ulimit -n ${options.maxFiles} && exec "$@"`, 'sh', ...command], { stdio: [...stdio], env });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await Promise.race([
     once(lines, 'line'),

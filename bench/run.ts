@@ -1,20 +1,30 @@
 /**
  * `npm run bench`: real HTTP load (autocannon) on list / get / count / expand / one-to-many / group-by / create,
  * through ObjectQL's JSON-RPC, REST, OData V4 and GraphQL, against each store (BENCH_STORES: memory, sqlite,
- * postgres), each beside a bare node:http baseline doing the same work by hand (plain arrays, or
- * the equivalent prepared SQL) on the same data, in the same run. Each server runs in a process of
- * its own and is warmed up first. Reports requests/s and p99 latency, and ObjectQL's throughput as a
- * ratio of the baseline's, per protocol ('—' where a protocol has no such request: REST has no
- * count route), and what each protocol's form costs beside JSON-RPC's (nested GraphQL and OData
- * $expand/$apply against JSON-RPC's expand and groupBy); then pages through every row while
+ * postgres), in the same run beside:
+ * - a bare node:http baseline doing the same work by hand (plain arrays, or the equivalent prepared
+ *   SQL) on the same data;
+ * - the peer, SAP CAP (bench/cap: @sap/cds OData V4 in production mode, anonymous), on the same rows
+ *   and indexes in a database of its own — each answer checked once against ObjectQL's first;
+ * - an express hello-world answering the get from a Map (the floor for a get by id).
+ * Each server runs in a process of its own, pinned to CPU 0 with the load generator on CPU 1 where
+ * taskset exists, and is warmed up first. Reports requests/s and p99 latency per protocol and peer,
+ * then ratios: ObjectQL's throughput over the baseline's, over CAP's (where CAP has the request),
+ * over express's (the get), OData's and GraphQL's over REST's, and what each protocol's form costs
+ * beside JSON-RPC's. '—' where a server has no such request (REST has no count route, express
+ * answers a get only). Then one client alone on the list, and paging through every row while
  * sampling the server's memory.
- * ROWS (default 10000) and BENCH_SECONDS (default 5) tune it.
+ * ROWS (default 10000), BENCH_SECONDS (default 5) and BENCH_PEERS (default cap,express; none skips
+ * both) tune it.
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { startChild } from './child';
+import { capDiffers } from './cap/verify';
+import { startChild, stopChild } from './child';
 import { pageThroughAll } from './paging';
+import { pinLoadGenerator, type Pinning } from './pinning';
+import { printTables, type Measure, type Row } from './report';
 import { SCENARIOS, makeData, type HttpRequest } from './scenarios';
 import { seed } from './seed';
 import { resetStore, STORES, type Store } from './stores';
@@ -22,6 +32,7 @@ import { resetStore, STORES, type Store } from './stores';
 const ROWS = Number(process.env.ROWS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
+const PEERS = (process.env.BENCH_PEERS ?? 'cap,express').split(',').map((p) => p.trim());
 
 interface Server {
   pid: number;
@@ -34,20 +45,39 @@ interface Server {
   child: ChildProcess;
 }
 
-async function startServer(mode: 'objectql' | 'baseline', store: Store): Promise<Server> {
+async function startServer(mode: 'objectql' | 'baseline', store: Store, pin: Pinning): Promise<Server> {
   // The server's first line: its pid and URLs, as JSON.
-  const { info, child } = await startChild<Omit<Server, 'child'>>(resolve(__dirname, 'server.ts'), [mode, store, String(ROWS)]);
+  const { info, child } = await startChild<Omit<Server, 'child'>>(resolve(__dirname, 'server.ts'), [mode, store, String(ROWS)], {
+    cpu: pin.server,
+  });
   return { ...info, child };
 }
 
-interface Measure {
-  rps: number;
-  /** Mean latency, ms. */
-  mean: number;
-  p99: number;
-  /** Failed requests, and the first failure's status and body. */
-  errors: number;
-  firstError?: string;
+interface Peers {
+  /** SAP CAP: its version and OData service root. */
+  cap?: { cds: string; odata: string; child: ChildProcess };
+  /** The express hello-world's URL. */
+  express?: { url: string; child: ChildProcess };
+}
+
+async function startPeers(store: Store, pin: Pinning): Promise<Peers> {
+  const peers: Peers = {};
+  if (PEERS.includes('express')) {
+    const { info, child } = await startChild<{ url: string }>(resolve(__dirname, 'express-hello.ts'), [String(ROWS)], { cpu: pin.server });
+    peers.express = { url: info.url, child };
+  }
+  if (PEERS.includes('cap')) {
+    const started = Date.now();
+    try {
+      const script = resolve(__dirname, 'cap/server.ts');
+      const { info, child } = await startChild<{ cds: string; odata: string }>(script, [store, String(ROWS)], { cpu: pin.server });
+      console.error(`${store}: CAP ${info.cds} deployed, seeded and started in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      peers.cap = { ...info, child };
+    } catch (err) {
+      console.error(`${store}: CAP not measured: ${(err as Error).message}`);
+    }
+  }
+  return peers;
 }
 
 /**
@@ -97,7 +127,7 @@ function origin(url: string): { base: string; prefix: string } {
   return { base: u.origin, prefix: u.pathname.replace(/\/$/, '') };
 }
 
-async function benchStore(store: Store): Promise<void> {
+async function benchStore(store: Store, pin: Pinning): Promise<void> {
   const data = makeData(ROWS);
   if (store !== 'memory') {
     await resetStore(store);
@@ -105,16 +135,22 @@ async function benchStore(store: Store): Promise<void> {
     await seed(store, data);
     console.error(`${store}: seeded ${ROWS} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  const objectql = await startServer('objectql', store);
-  const baseline = await startServer('baseline', store);
+  const children: ChildProcess[] = [];
   try {
+    const objectql = await startServer('objectql', store, pin);
+    children.push(objectql.child);
+    const baseline = await startServer('baseline', store, pin);
+    children.push(baseline.child);
+    const peers = await startPeers(store, pin);
+    for (const p of [peers.cap, peers.express]) if (p) children.push(p.child);
+    const capDb = { memory: 'SQLite in memory', sqlite: 'a SQLite file', postgres: 'a PostgreSQL database' }[store];
+    console.log(`\n### ${store}: ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections; ${pin.note}\n`);
     console.log(
-      `\n### ${store}: ObjectQL (JSON-RPC, REST, OData, GraphQL) vs bare node:http, ${ROWS} rows, ${SECONDS} s per run, ${CONNECTIONS} connections\n`,
+      `ObjectQL (JSON-RPC, REST, OData, GraphQL) beside a bare node:http baseline` +
+        (peers.cap ? `, SAP CAP ${peers.cap.cds} (OData V4, production mode, anonymous, on ${capDb} of its own)` : '') +
+        (peers.express ? ', and an express hello-world (get only)' : '') +
+        '.\n',
     );
-    console.log(
-      '| scenario | JSON-RPC req/s | REST req/s | OData req/s | GraphQL req/s | baseline req/s | JSON-RPC ratio | REST ratio | OData ratio | GraphQL ratio | p99 ms JSON-RPC / REST / OData / GraphQL / baseline |',
-    );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const rpc = origin(objectql.rpc);
     const rest = origin(objectql.rest);
     if (!objectql.odata) throw new Error('the ObjectQL server printed no OData URL');
@@ -124,7 +160,7 @@ async function benchStore(store: Store): Promise<void> {
     /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
     const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) =>
       request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined;
-    const costs: string[] = [];
+    const rows: Row[] = [];
     for (const s of SCENARIOS) {
       const body = s.rpc(data);
       const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
@@ -133,28 +169,28 @@ async function benchStore(store: Store): Promise<void> {
       const gq = s.graphql?.(data);
       const g = gq ? await measure(gql.base, { method: 'POST', path: gql.prefix, body: gq }, true) : undefined;
       const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
+      let c: Measure | undefined;
+      if (peers.cap && s.cap) {
+        const differs = await capDiffers(s, data, objectql.odata, peers.cap.odata);
+        if (differs) console.error(`${store} ${s.name}: CAP not measured: ${differs}`);
+        else c = await under(origin(peers.cap.odata), s.cap(data));
+      }
+      const e = peers.express ? await under(origin(peers.express.url), s.express?.(data)) : undefined;
       for (const [who, m] of [
         ['JSON-RPC', o],
         ['REST', r],
         ['OData', od],
         ['GraphQL', g],
         ['baseline', b],
+        ['CAP', c],
+        ['express', e],
       ] as const) {
         if (m?.errors)
           console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
       }
-      const rps = (m: Measure | undefined) => (m ? m.rps.toFixed(0) : '—');
-      const ratio = (m: Measure | undefined) => (m ? (m.rps / b.rps).toFixed(2) : '—');
-      const p99 = [o, r, od, g, b].map((m) => (m ? m.p99 : '—')).join(' / ');
-      console.log(
-        `| ${s.name} | ${rps(o)} | ${rps(r)} | ${rps(od)} | ${rps(g)} | ${rps(b)} | ${ratio(o)} | ${ratio(r)} | ${ratio(od)} | ${ratio(g)} | ${p99} |`,
-      );
-      const cost = (m: Measure | undefined) => (m && m.rps > 0 ? (o.rps / m.rps).toFixed(2) : '—');
-      costs.push(`| ${s.name} | ${cost(r)} | ${cost(od)} | ${cost(g)} |`);
+      rows.push({ name: s.name, rpc: o, rest: r, odata: od, graphql: g, baseline: b, cap: c, express: e });
     }
-    console.log("\nCost of each form beside JSON-RPC's for the same query (JSON-RPC req/s ÷ its req/s; 1.00 = the same):\n");
-    console.log('| scenario | REST | OData | GraphQL |\n|---|---:|---:|---:|');
-    for (const line of costs) console.log(line);
+    printTables(rows, { cap: Boolean(peers.cap), express: Boolean(peers.express) });
     // Latency without queueing: one client alone, on the list (the page plus its total).
     const list = SCENARIOS[0];
     const alone = async (url: string, request: HttpRequest) => load(url, request, Math.min(SECONDS, 3), 1);
@@ -171,15 +207,15 @@ async function benchStore(store: Store): Promise<void> {
       );
     }
   } finally {
-    objectql.child.kill('SIGTERM');
-    baseline.child.kill('SIGTERM');
+    await Promise.all(children.map((c) => stopChild(c)));
   }
 }
 
 async function main() {
+  const pin = pinLoadGenerator();
   for (const store of STORES) {
     try {
-      await benchStore(store);
+      await benchStore(store, pin);
     } catch (err) {
       console.error(`${store}: not measured: ${(err as Error).message}`);
     }

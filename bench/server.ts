@@ -5,9 +5,12 @@
  * URLs and its GraphQL endpoint (the baseline answers every scenario on one URL, by name, and
  * prints no OData or GraphQL URL).
  * SQL stores are seeded beforehand (bench/seed.ts); the memory ones fill themselves.
+ * ObjectQL runs as deployed: the compiled build (`npm run build`, which `npm run bench` runs
+ * first), as bin/objectql.js runs it, not tsx's transform of the sources.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createKernel } from '../server';
+import type * as Server from '../server';
 import { startBaseline } from './baseline';
 import { startSqlBaseline } from './baseline-sql';
 import { makeData } from './scenarios';
@@ -24,6 +27,10 @@ async function main(mode: string, store: Store, rows: number) {
     process.stdout.write(`${JSON.stringify({ pid: process.pid, rpc: baseline.url, rest: baseline.url })}\n`);
     return;
   }
+  const built = resolve(__dirname, '../dist/server/index.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build, found at run time
+  const { createKernel } = require(built) as typeof Server;
   const kernel = await createKernel({
     port: 0,
     host: '127.0.0.1',
@@ -44,6 +51,9 @@ async function main(mode: string, store: Store, rows: number) {
     `${JSON.stringify({ pid: process.pid, rpc: kernel.http.url + rpc, rest: kernel.http.url + data, odata: kernel.http.url + ODATA_BASE, graphql: kernel.http.url + GRAPHQL_PATH })}\n`,
   );
 }
+
+// An exit on SIGINT writes the CPU profile of `npm run bench:profile` (node --cpu-prof).
+process.once('SIGINT', () => process.exit(0));
 
 main(process.argv[2], process.argv[3] as Store, Number(process.argv[4])).catch((err) => {
   console.error(err);

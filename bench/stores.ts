@@ -11,7 +11,7 @@ export type Store = 'memory' | 'sqlite' | 'postgres';
 
 export const STORES: Store[] = (process.env.BENCH_STORES ?? 'memory,sqlite,postgres').split(',').map((s) => s.trim()) as Store[];
 
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const SQLITE_FILE = join(tmpdir(), 'objectql-bench.sqlite');
 export const PG_BENCH_URL = PG_URL.replace(/\/[^/?]+(\?|$)/, '/objectql_bench$1');
 
