@@ -9,7 +9,8 @@
  *    timeouts?: {connectMillis, acquireMillis, statementMillis, queryMillis, schemaSyncMillis,
  *                keepAliveMillis, busyMillis}   (connection-guard.ts: defaults and meaning),
  *    statementCacheSize?: number   (compiled statements kept per datasource and prepared ones
- *                                   per SQLite connection, default 500; 0 turns the cache off)}
+ *                                   per SQLite or PostgreSQL connection, default 500; 0 turns
+ *                                   the cache off)}
  *
  * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
  */

@@ -7,9 +7,12 @@
 import { expect } from 'chai';
 import { knex as createKnex, type Knex } from 'knex';
 import Database from 'better-sqlite3';
-import type { SqlDatasource } from '../../drivers/sql';
+import { createSqlDatasource, type SqlDatasource } from '../../drivers/sql';
+import type { SqlTransaction } from '../../drivers/sql/transaction';
+import type { Transaction } from '../../kernel';
 import type { Executed, SqlDialect } from '../../drivers/sql/dialects/base';
 import { frag } from '../../drivers/sql/fragment';
+import { paging } from '../../drivers/sql/query-sql';
 import { ShapeParts } from '../../drivers/sql/shape';
 import { Statements } from '../../drivers/sql/statements';
 import { describeDialects } from './sql/helpers';
@@ -115,6 +118,55 @@ describeDialects('sql driver: statement cache', (ns, label) => {
     expect(await ds.count(ITEM, undefined)).to.equal(7);
   });
 
+  if (label === 'postgres') {
+    /** The statements this datasource prepared on the connection of a transaction, read on that connection. */
+    async function preparedOnConnection(source: SqlDatasource, run: (tx: Transaction) => Promise<void>): Promise<string[]> {
+      return source.transaction(async (tx) => {
+        await run(tx);
+        // The transaction's own connection (knex's raw would take another from the pool).
+        const conn = (await (tx as SqlTransaction).trx.client.acquireConnection()) as {
+          query(sql: string): Promise<{ rows: Array<{ statement: string }> }>;
+        };
+        const result = await conn.query('SELECT statement FROM pg_prepared_statements');
+        return result.rows.map((r) => r.statement).filter((text) => text.includes(ITEM));
+      });
+    }
+
+    it('runs a kept statement as a prepared statement, prepared once per connection', async () => {
+      const prepared = await preparedOnConnection(ds, async (tx) => {
+        for (let i = 1; i <= 4; i++) {
+          expect(await ds.find(ITEM, { filter: { field: 'id', op: 'eq', value: `c${i}` }, top: 1 }, tx)).to.have.length(1);
+        }
+      });
+      const selects = prepared.filter((text) => text.startsWith('select'));
+      expect(selects).to.have.length(1);
+      expect(selects[0]).to.match(/limit \$2$/);
+    });
+
+    it('keeps at most statementCacheSize prepared statements per connection', async () => {
+      const small = createSqlDatasource(
+        'small',
+        { ...ns().config(), statementCacheSize: 2, pool: { min: 0, max: 1 } },
+        {
+          baseDir: process.cwd(),
+        },
+      );
+      await small.connect();
+      await small.syncSchema([objectDef(ITEM, [field('name', 'text'), field('rank', 'number'), field('team', 'select')])]);
+      try {
+        const fields = [['name'], ['rank'], ['team'], ['name', 'rank']];
+        for (const round of [1, 2]) {
+          for (const f of fields) expect(await small.find(ITEM, { fields: f, top: round }), f.join()).to.have.length(round);
+        }
+        const prepared = await preparedOnConnection(small, () => Promise.resolve());
+        expect(prepared.length).to.be.within(1, 2);
+        expect(await small.count(ITEM, undefined)).to.equal(6);
+      } finally {
+        await small.disconnect();
+      }
+    });
+  }
+
   if (label === 'sqlite') {
     it('prepares a statement once per connection', async () => {
       const proto = Database.prototype as unknown as { prepare: (sql: string) => unknown };
@@ -136,8 +188,9 @@ describeDialects('sql driver: statement cache', (ns, label) => {
 });
 
 /** A dialect that records what it is asked to run. */
-function recordingDialect(runs: Array<{ sql: string; bindings: readonly unknown[] }>): SqlDialect {
+function recordingDialect(runs: Array<{ sql: string; bindings: readonly unknown[] }>, literalPaging = false): SqlDialect {
   return {
+    literalPaging,
     execute(_conn: unknown, sql: string, bindings: readonly unknown[]): Promise<Executed> {
       runs.push({ sql, bindings });
       return Promise.resolve({ rows: [], changes: 0 });
@@ -147,10 +200,13 @@ function recordingDialect(runs: Array<{ sql: string; bindings: readonly unknown[
 
 describe('sql driver: statement cache (compilation)', () => {
   // Compiling needs no connection; running goes to the recording dialect.
-  const db = createKnex({ client: 'pg', pool: { min: 0, max: 1 } });
-  (db.client as { acquireConnection: () => Promise<unknown>; releaseConnection: () => Promise<void> }).acquireConnection = () =>
-    Promise.resolve({});
-  (db.client as { releaseConnection: () => Promise<void> }).releaseConnection = () => Promise.resolve();
+  function detached(k: Knex): Knex {
+    const client = k.client as { acquireConnection: () => Promise<unknown>; releaseConnection: () => Promise<void> };
+    client.acquireConnection = () => Promise.resolve({});
+    client.releaseConnection = () => Promise.resolve();
+    return k;
+  }
+  const db = detached(createKnex({ client: 'pg', pool: { min: 0, max: 1 } }));
   after(() => db.destroy());
 
   function byName(name: unknown, extra?: (qb: Knex.QueryBuilder) => Knex.QueryBuilder) {
@@ -190,6 +246,36 @@ describe('sql driver: statement cache (compilation)', () => {
     await statements.run(db, list);
     expect(statements.compiled).to.equal(1);
     expect(runs.map((r) => r.bindings)).to.deep.equal([['a', 'fixed'], ['b', 'fixed'], [['x', 'y']]]);
+  });
+
+  it('writes limits and offsets as literals where the dialect asks, other values still bound', async () => {
+    const runs: Array<{ sql: string; bindings: readonly unknown[] }> = [];
+    const statements = new Statements(recordingDialect(runs, true), 10);
+    const lite = detached(createKnex({ client: 'better-sqlite3', useNullAsDefault: true, connection: { filename: ':memory:' } }));
+    const page = (name: string, top: number, skip: number) => {
+      const parts = new ShapeParts('find', 't');
+      const where = parts.frag(frag('?? = ? and ?? is not null', ['name', name, 'odd?name']));
+      const limit = paging(parts, { top, skip });
+      return parts.shape((v) =>
+        limit(
+          lite('t')
+            .select('id')
+            .whereRaw(where(v)!.sql, where(v)!.bindings as Knex.RawBinding[]),
+          v,
+        ),
+      );
+    };
+    try {
+      await statements.run(lite, page('a', 20, 40));
+      await statements.run(lite, page('b', 5, 10));
+    } finally {
+      await lite.destroy();
+    }
+    expect(statements.compiled).to.equal(1);
+    expect(runs).to.deep.equal([
+      { sql: 'select `id` from `t` where `name` = ? and `odd?name` is not null limit 20 offset 40', bindings: ['a'] },
+      { sql: 'select `id` from `t` where `name` = ? and `odd?name` is not null limit 5 offset 10', bindings: ['b'] },
+    ]);
   });
 
   it('keeps at most its size of shapes, the least recently used going first', async () => {

@@ -70,6 +70,11 @@ export abstract class SqlDialect {
   abstract readonly knexClient: string;
   /** Longest identifier the engine keeps (index names are shortened to fit). */
   readonly maxIdentifier: number = 63;
+  /**
+   * Whether a kept statement writes its LIMIT and OFFSET as literals rather than binding them
+   * (statements.ts): true where binding them again makes the engine prepare the statement again.
+   */
+  readonly literalPaging: boolean = false;
 
   // ---- 1. connection ------------------------------------------------------------------------
 
@@ -248,9 +253,10 @@ export abstract class SqlDialect {
   /**
    * Runs one statement (native placeholders, knex's toNative form) on a raw connection of the
    * pool, binding values as the engine's knex client would. A connection's `query` may be the
-   * connection guard's wrapper: go through it.
+   * connection guard's wrapper: go through it. `kept`: the SQL is a kept statement's
+   * (statements.ts), run again and again, so worth preparing where the engine can.
    */
-  abstract execute(conn: unknown, sql: string, bindings: readonly unknown[]): Promise<Executed>;
+  abstract execute(conn: unknown, sql: string, bindings: readonly unknown[], kept?: boolean): Promise<Executed>;
 }
 
 /** Error codes of a connection that died: node's socket errors, pg's SQLSTATEs, mysql2's. */
