@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startChild } from './child';
 import { attribute, type CpuProfile } from './profile-owners';
-import { makeData, SCENARIOS, type HttpRequest } from './scenarios';
+import { formFor, type Urls } from './forms';
+import { makeData } from './scenarios';
 import { seed } from './seed';
 import { resetStore, type Store } from './stores';
 
@@ -23,30 +24,6 @@ const PROTOCOL = process.env.PROTOCOL ?? 'rest';
 const STORE = (process.env.STORE ?? 'sqlite') as Store;
 const ROWS = Number(process.env.ROWS ?? 10_000);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
-
-interface Urls {
-  pid: number;
-  rpc: string;
-  rest: string;
-  odata: string;
-  graphql: string;
-}
-
-function request(urls: Urls, data: ReturnType<typeof makeData>): { url: URL; request: HttpRequest } {
-  const s = SCENARIOS.find((x) => x.name === SCENARIO);
-  if (!s) throw new Error(`no scenario '${SCENARIO}': ${SCENARIOS.map((x) => x.name).join(', ')}`);
-  const form =
-    PROTOCOL === 'rpc'
-      ? { method: 'POST' as const, path: '', body: s.rpc(data) }
-      : PROTOCOL === 'graphql'
-        ? s.graphql && { method: 'POST' as const, path: '', body: s.graphql(data) }
-        : PROTOCOL === 'odata'
-          ? s.odata?.(data)
-          : s.rest?.(data);
-  if (!form) throw new Error(`scenario '${SCENARIO}' has no ${PROTOCOL} form`);
-  const base = new URL(urls[PROTOCOL as keyof Omit<Urls, 'pid'>]);
-  return { url: base, request: { ...form, path: base.pathname.replace(/\/$/, '') + form.path } };
-}
 
 async function main() {
   const data = makeData(ROWS);
@@ -58,7 +35,7 @@ async function main() {
   const { info, child } = await startChild<Urls>(resolve(__dirname, 'server.ts'), ['objectql', STORE, String(ROWS)], {
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
-  const { url, request: r } = request(info, data);
+  const { url, request: r } = formFor(info, data, SCENARIO, PROTOCOL);
   const result = await autocannon({
     url: url.origin,
     duration: SECONDS,
