@@ -29,6 +29,8 @@ export interface HttpRequest {
 
 export interface Scenario {
   name: string;
+  /** It adds records: measured last, and not run before the measured runs (the servers' answers would part). */
+  writes?: boolean;
   rpc(d: BenchData): unknown;
   /** Absent where REST has no such request (it has no count route). */
   rest?(d: BenchData): HttpRequest;
@@ -223,6 +225,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'create',
+    writes: true,
     rpc: () => ({ op: 'create', object: 'bench_item', args: NEW_ITEM }),
     rest: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
     odata: () => ({ method: 'POST', path: '/bench_item', body: NEW_ITEM }),
