@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startChild, stopChild } from './child';
 import { formFor, hasForm, type Urls } from './forms';
-import { makeData, SCENARIOS } from './scenarios';
+import { makeData, SCENARIOS, sent } from './scenarios';
 import { seed } from './seed';
 import { resetStore, type Store } from './stores';
 
@@ -40,14 +40,7 @@ async function load(urls: Urls, data: ReturnType<typeof makeData>, scenario: str
     url: url.origin,
     connections: 10,
     amount,
-    requests: [
-      {
-        method: request.method,
-        path: request.path,
-        headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      },
-    ],
+    requests: [{ ...sent(request), path: request.path }],
   });
   const failed = result.non2xx + result.errors;
   if (failed > 0) throw new Error(`${scenario} over ${protocol}: ${failed} of ${amount} requests failed`);

@@ -1,5 +1,5 @@
 /** A scenario's request in one protocol's form, addressed to an ObjectQL bench server (bench/server.ts). */
-import { SCENARIOS, type BenchData, type HttpRequest } from './scenarios';
+import { SCENARIOS, type BenchData, type HttpRequest, type Scenario } from './scenarios';
 
 /** What bench/server.ts prints once listening. */
 export interface Urls {
@@ -11,6 +11,7 @@ export interface Urls {
 }
 
 export type Protocol = keyof Omit<Urls, 'pid'>;
+export const PROTOCOLS: Protocol[] = ['rpc', 'rest', 'odata', 'graphql'];
 
 /** The scenario's request through `protocol`, its path under the server's prefix; throws when it has no such form. */
 export function formFor(urls: Urls, data: BenchData, scenario: string, protocol: string): { url: URL; request: HttpRequest } {
@@ -22,22 +23,20 @@ export function formFor(urls: Urls, data: BenchData, scenario: string, protocol:
   return { url: base, request: { ...form, path: base.pathname.replace(/\/$/, '') + form.path } };
 }
 
-/** Whether the scenario can be asked through `protocol`. */
+/** Whether the scenario can be asked through `protocol` (every scenario has a JSON-RPC form). */
 export function hasForm(scenario: string, protocol: string): boolean {
   const s = SCENARIOS.find((x) => x.name === scenario);
-  if (!s) return false;
-  return protocol === 'rpc' || (protocol === 'graphql' ? !!s.graphql : protocol === 'odata' ? !!s.odata : protocol === 'rest' && !!s.rest);
+  return Boolean(s && (PROTOCOLS as string[]).includes(protocol) && protocol in s);
 }
 
-function formOf(s: (typeof SCENARIOS)[number], data: BenchData, protocol: Protocol): HttpRequest | undefined {
+/** The scenario's request through `protocol`, under that protocol's prefix; undefined when it has no such form. */
+export function formOf(s: Scenario, data: BenchData, protocol: Protocol): HttpRequest | undefined {
   switch (protocol) {
     case 'rpc':
       return { method: 'POST', path: '', body: s.rpc(data) };
     case 'graphql':
       return s.graphql && { method: 'POST', path: '', body: s.graphql(data) };
-    case 'odata':
-      return s.odata?.(data);
     default:
-      return s.rest?.(data);
+      return s[protocol]?.(data);
   }
 }

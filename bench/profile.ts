@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { startChild } from './child';
 import { attribute, type CpuProfile } from './profile-owners';
 import { formFor, type Urls } from './forms';
-import { makeData } from './scenarios';
+import { makeData, sent } from './scenarios';
 import { seed } from './seed';
 import { resetStore, type Store } from './stores';
 
@@ -40,14 +40,7 @@ async function main() {
     url: url.origin,
     duration: SECONDS,
     connections: 10,
-    requests: [
-      {
-        method: r.method,
-        path: r.path,
-        headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: r.body === undefined ? undefined : JSON.stringify(r.body),
-      },
-    ],
+    requests: [{ ...sent(r), path: r.path }],
   });
   // The server writes its profile when it exits on SIGINT (bench/server.ts).
   const exited = new Promise((done) => child.once('exit', done));

@@ -25,7 +25,8 @@ import { startChild, stopChild } from './child';
 import { pageThroughAll } from './paging';
 import { pinLoadGenerator, type Pinning } from './pinning';
 import { printTables, type Measure, type Row } from './report';
-import { SCENARIOS, makeData, type HttpRequest } from './scenarios';
+import { formOf, PROTOCOLS, type Protocol } from './forms';
+import { SCENARIOS, makeData, sent, type HttpRequest, type Scenario } from './scenarios';
 import { seed } from './seed';
 import { resetStore, STORES, type Store } from './stores';
 
@@ -95,10 +96,8 @@ async function load(url: string, request: HttpRequest, duration = SECONDS, conne
     connections,
     requests: [
       {
-        method: request.method,
+        ...sent(request),
         path: request.path,
-        headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
         onResponse: (status: number, body: string) => {
           if (status >= 300 && !firstError) firstError = `HTTP ${status} ${body.slice(0, 300)}`;
           if (graphql && status < 300 && /"errors"\s*:/.test(body)) {
@@ -124,7 +123,29 @@ async function measure(url: string, request: HttpRequest, graphql = false): Prom
   return load(url, request, SECONDS, CONNECTIONS, graphql);
 }
 
-function origin(url: string): { base: string; prefix: string } {
+/** Who answers a form: one of ObjectQL's protocols, the baseline or a peer. */
+type Who = Protocol | 'baseline' | 'cap' | 'express';
+const WHO: Record<Who, string> = {
+  rpc: 'JSON-RPC',
+  rest: 'REST',
+  odata: 'OData',
+  graphql: 'GraphQL',
+  baseline: 'baseline',
+  cap: 'CAP',
+  express: 'express',
+};
+/** A server's origin and the prefix its requests' paths go under. */
+interface Root {
+  base: string;
+  prefix: string;
+}
+interface Form {
+  who: Who;
+  url: string;
+  request: HttpRequest;
+}
+
+function origin(url: string): Root {
   const u = new URL(url);
   return { base: u.origin, prefix: u.pathname.replace(/\/$/, '') };
 }
@@ -154,67 +175,48 @@ async function benchStore(store: Store, pin: Pinning): Promise<void> {
         '.\n',
     );
     const rpc = origin(objectql.rpc);
-    const rest = origin(objectql.rest);
     if (!objectql.odata) throw new Error('the ObjectQL server printed no OData URL');
-    const odata = origin(objectql.odata);
     if (!objectql.graphql) throw new Error('the ObjectQL server printed no GraphQL URL');
-    const gql = origin(objectql.graphql);
-    /** A scenario's request under a protocol's prefix, measured; undefined when the protocol has no such request. */
-    const under = (at: { base: string; prefix: string }, request: HttpRequest | undefined) =>
-      request ? measure(at.base, { ...request, path: at.prefix + request.path }) : undefined;
+    const roots: Record<Protocol, Root> = {
+      rpc,
+      rest: origin(objectql.rest),
+      odata: origin(objectql.odata),
+      graphql: origin(objectql.graphql),
+    };
+    /** Every server's form of a scenario, in the order they are measured; a server without one is left out. */
+    const formsOf = (s: Scenario): Form[] => {
+      const forms: Form[] = [];
+      const add = (who: Who, at: Root | undefined, request: HttpRequest | undefined) => {
+        if (at && request) forms.push({ who, url: at.base, request: { ...request, path: at.prefix + request.path } });
+      };
+      for (const p of PROTOCOLS) add(p, roots[p], formOf(s, data, p));
+      add('baseline', origin(baseline.rpc), { method: 'POST', path: `/${s.name}`, body: s.rpc(data) });
+      add('cap', peers.cap && origin(peers.cap.odata), s.cap?.(data));
+      add('express', peers.express && origin(peers.express.url), s.express?.(data));
+      return forms;
+    };
     // Every server compiles its whole pipeline in its first seconds under load (the first measured
     // run came out at half its later throughput): each form is loaded once before anything counts.
     for (const s of SCENARIOS.filter((x) => !x.writes)) {
-      await load(rpc.base, { method: 'POST', path: rpc.prefix, body: s.rpc(data) }, WARM_SECONDS, CONNECTIONS);
-      for (const [at, request] of [
-        [rest, s.rest?.(data)],
-        [odata, s.odata?.(data)],
-      ] as const) {
-        if (request) await load(at.base, { ...request, path: at.prefix + request.path }, WARM_SECONDS, CONNECTIONS);
-      }
-      const gq = s.graphql?.(data);
-      if (gq) await load(gql.base, { method: 'POST', path: gql.prefix, body: gq }, WARM_SECONDS, CONNECTIONS, true);
-      await load(baseline.rpc, { method: 'POST', path: `/${s.name}`, body: s.rpc(data) }, WARM_SECONDS, CONNECTIONS);
-      if (peers.cap && s.cap) {
-        const request = s.cap(data);
-        const cap = origin(peers.cap.odata);
-        await load(cap.base, { ...request, path: cap.prefix + request.path }, WARM_SECONDS, CONNECTIONS);
-      }
-      const e = s.express?.(data);
-      if (peers.express && e) {
-        const express = origin(peers.express.url);
-        await load(express.base, { ...e, path: express.prefix + e.path }, WARM_SECONDS, CONNECTIONS);
-      }
+      for (const f of formsOf(s)) await load(f.url, f.request, WARM_SECONDS, CONNECTIONS);
     }
     const rows: Row[] = [];
     for (const s of SCENARIOS) {
-      const body = s.rpc(data);
-      const o = await measure(rpc.base, { method: 'POST', path: rpc.prefix, body });
-      const r = await under(rest, s.rest?.(data));
-      const od = await under(odata, s.odata?.(data));
-      const gq = s.graphql?.(data);
-      const g = gq ? await measure(gql.base, { method: 'POST', path: gql.prefix, body: gq }, true) : undefined;
-      const b = await measure(baseline.rpc, { method: 'POST', path: `/${s.name}`, body });
-      let c: Measure | undefined;
-      if (peers.cap && s.cap) {
-        const differs = await capDiffers(s, data, objectql.odata, peers.cap.odata);
-        if (differs) console.error(`${store} ${s.name}: CAP not measured: ${differs}`);
-        else c = await under(origin(peers.cap.odata), s.cap(data));
+      const row: Partial<Record<Who, Measure>> = {};
+      for (const f of formsOf(s)) {
+        if (f.who === 'cap') {
+          const differs = await capDiffers(s, data, objectql.odata, peers.cap!.odata);
+          if (differs) {
+            console.error(`${store} ${s.name}: CAP not measured: ${differs}`);
+            continue;
+          }
+        }
+        const m = await measure(f.url, f.request, f.who === 'graphql');
+        if (m.errors)
+          console.error(`${store} ${s.name}: ${m.errors} ${WHO[f.who]} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
+        row[f.who] = m;
       }
-      const e = peers.express ? await under(origin(peers.express.url), s.express?.(data)) : undefined;
-      for (const [who, m] of [
-        ['JSON-RPC', o],
-        ['REST', r],
-        ['OData', od],
-        ['GraphQL', g],
-        ['baseline', b],
-        ['CAP', c],
-        ['express', e],
-      ] as const) {
-        if (m?.errors)
-          console.error(`${store} ${s.name}: ${m.errors} ${who} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
-      }
-      rows.push({ name: s.name, rpc: o, rest: r, odata: od, graphql: g, baseline: b, cap: c, express: e });
+      rows.push({ ...row, name: s.name, rpc: row.rpc!, baseline: row.baseline! });
     }
     printTables(rows, { cap: Boolean(peers.cap), express: Boolean(peers.express) });
     // Latency without queueing: one client alone, on the list (the page plus its total).

@@ -27,6 +27,13 @@ export interface HttpRequest {
   body?: unknown;
 }
 
+/** The request's headers and body as sent: the body as JSON text. */
+export function sent(request: HttpRequest): { method: HttpRequest['method']; headers: Record<string, string>; body?: string } {
+  return request.body === undefined
+    ? { method: request.method, headers: {} }
+    : { method: request.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) };
+}
+
 export interface Scenario {
   name: string;
   /** It adds records: measured last, and not run before the measured runs (the servers' answers would part). */

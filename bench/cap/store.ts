@@ -38,7 +38,7 @@ export function capDatabase(store: Store): Record<string, unknown> {
 export async function resetCapStore(store: Store): Promise<void> {
   if (store === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(CAP_SQLITE_FILE + suffix, { force: true });
   if (store === 'postgres') {
-    await pgAdmin(async (admin) => {
+    await withPg(PG_URL, async (admin) => {
       await admin.query('DROP DATABASE IF EXISTS objectql_bench_cap WITH (FORCE)');
       await admin.query('CREATE DATABASE objectql_bench_cap');
     });
@@ -47,24 +47,16 @@ export async function resetCapStore(store: Store): Promise<void> {
 
 /** As bench/seed.ts leaves ObjectQL's PostgreSQL database after the load (VACUUM cannot run in CAP's transactions). */
 export async function vacuumCapStore(store: Store): Promise<void> {
-  if (store !== 'postgres') return;
-  const { Client } = await import('pg');
-  const client = new Client({ connectionString: CAP_PG_URL });
-  await client.connect();
-  try {
-    await client.query('VACUUM ANALYZE');
-  } finally {
-    await client.end();
-  }
+  if (store === 'postgres') await withPg(CAP_PG_URL, (client) => client.query('VACUUM ANALYZE'));
 }
 
-async function pgAdmin(fn: (admin: import('pg').Client) => Promise<void>): Promise<void> {
+async function withPg(url: string, fn: (client: import('pg').Client) => Promise<unknown>): Promise<void> {
   const { Client } = await import('pg');
-  const admin = new Client({ connectionString: PG_URL });
-  await admin.connect();
+  const client = new Client({ connectionString: url });
+  await client.connect();
   try {
-    await fn(admin);
+    await fn(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
 }

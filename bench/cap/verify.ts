@@ -3,14 +3,10 @@
  * same query holds (Scenario.answer), or the row reports no CAP figure — a peer failing fast, or
  * answering less, would flatter us.
  */
-import type { BenchData, HttpRequest, Scenario } from '../scenarios';
+import { sent, type BenchData, type HttpRequest, type Scenario } from '../scenarios';
 
 async function send(root: string, request: HttpRequest): Promise<unknown> {
-  const res = await fetch(root + request.path, {
-    method: request.method,
-    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-  });
+  const res = await fetch(root + request.path, sent(request));
   const text = await res.text();
   if (!res.ok) throw new Error(`HTTP ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
