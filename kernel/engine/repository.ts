@@ -30,11 +30,13 @@ import type {
   FindResult,
   HookContext,
   Operation,
+  ReadBack,
   Repository,
   Visibility,
   CallerPermissions,
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
+import type { HookEvent } from '../metadata/types';
 import { evaluateFilter } from '../query/evaluate';
 import { pagePerGroup } from '../query/per-group';
 import { assertQueryDepth, assertSkip } from './query-bounds';
@@ -195,7 +197,7 @@ export class ObjectRepository implements Repository {
     const checked = check(options);
     const before = this.hookContext('beforeFind', 'count', { query: { filters: options.filters, filter: options.filter } });
     await this.runHooks(before);
-    const userFilter = await resolveRelations(this, this.hooksUsed() ? check(before.query ?? {}) : checked);
+    const userFilter = await resolveRelations(this, this.tapped('beforeFind') ? check(before.query ?? {}) : checked);
     return this.compiled.datasource.count(this.name, andFilters(userFilter, this.scopeFilter(access)), this.tx);
   }
 
@@ -214,12 +216,12 @@ export class ObjectRepository implements Repository {
     const before = this.hookContext('beforeFind', operation, { query: { ...options } });
     await this.runHooks(before);
     // Hooks may have changed the query: check again what they hand on (cheap: no I/O).
-    return before.query === undefined || !this.hooksUsed() ? checked : this.checkQuery(before.query, access, internal);
+    return before.query === undefined || !this.tapped('beforeFind') ? checked : this.checkQuery(before.query, access, internal);
   }
 
-  /** Whether a beforeFind hook may have changed the query. */
-  private hooksUsed(): boolean {
-    const hooks = this.engine.deps.hooks.beforeFind;
+  /** Whether a hook of this object (or of every object) listens to `event`: one may have changed the query or the result. */
+  private tapped(event: HookEvent): boolean {
+    const hooks = this.engine.deps.hooks[event];
     return Boolean(hooks.get(this.name)?.isUsed() || hooks.get('*')?.isUsed());
   }
 
@@ -335,6 +337,33 @@ export class ObjectRepository implements Repository {
   }
   update(id: string, data: DataRecord): Promise<DataRecord> {
     return updateRecord(this, id, data);
+  }
+  async createAndRead(data: DataRecord, read: ReadBack = {}): Promise<DataRecord> {
+    // What create returns is what the read would show when nothing can tell them apart: no relation
+    // to read, every field readable (else the read fails and must undo the write), no hook that
+    // changes a find or the create's result. The record scope does not matter: out of it, the
+    // answer is what create returned anyway.
+    const access = this.access;
+    const plain =
+      !read.expand &&
+      (read.fields ?? []).every((f) => access.readable.has(f)) &&
+      !this.tapped('beforeFind') &&
+      !this.tapped('afterFind') &&
+      !this.tapped('afterCreate');
+    if (plain) return this.mask(await createRecord(this, data), access, read.fields ?? undefined);
+    return this.writeAndRead(read, (repo) => repo.create(data));
+  }
+  updateAndRead(id: string, data: DataRecord, read: ReadBack = {}): Promise<DataRecord> {
+    return this.writeAndRead(read, (repo) => repo.update(id, data));
+  }
+
+  private writeAndRead(read: ReadBack, write: (repo: Repository) => Promise<DataRecord>): Promise<DataRecord> {
+    return this.engine.transaction(this.request, async (api) => {
+      const repo = api.repo(this.name);
+      const written = await write(repo);
+      const filter: RequestFilter = { field: 'id', op: 'eq', value: written.id };
+      return (await repo.findOne({ fields: read.fields, ...(read.expand ? { expand: read.expand } : {}), filter })) ?? written;
+    });
   }
   delete(id: string): Promise<{ id: string; deleted: true }> {
     return deleteRecord(this, id);

@@ -119,6 +119,9 @@ export interface CallerPermissions {
   editable: ReadonlySet<string>;
 }
 
+/** What a write answers with when asked to read the record back: the fields and relations of a find. */
+export type ReadBack = Pick<FindOptions, 'fields' | 'expand'>;
+
 /** One object, seen by one caller. Every protocol and every hook reaches data through this. */
 export interface Repository {
   find(options?: FindOptions): Promise<FindResult>;
@@ -129,6 +132,14 @@ export interface Repository {
   /** Returns the changed fields with id and updated_at. */
   update(id: string, data: DataRecord): Promise<DataRecord>;
   delete(id: string): Promise<{ id: string; deleted: true }>;
+  /**
+   * create, then the record as findOne with `read` shows it, in one unit of work: a read the caller
+   * may not make undoes the write. Where the caller may not see the record it wrote (record scope),
+   * what create returned. Reads again only when the answer could differ from what was written.
+   */
+  createAndRead(data: DataRecord, read?: ReadBack): Promise<DataRecord>;
+  /** update, then the whole record as findOne with `read` shows it (see createAndRead). */
+  updateAndRead(id: string, data: DataRecord, read?: ReadBack): Promise<DataRecord>;
   createMany(items: DataRecord[]): Promise<CreateManyResult>;
   updateMany(filters: unknown, data: DataRecord): Promise<BulkCountResult>;
   deleteMany(filters: unknown): Promise<BulkCountResult>;

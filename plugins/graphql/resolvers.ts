@@ -77,19 +77,6 @@ export function objectResolvers(
     return readOne(engine.repo(object, context.request), reference.id, info);
   };
 
-  /** Writes, then reads the record back with the selected fields, in one unit of work: a refused selection undoes the write. */
-  const writeAndRead = (
-    context: GraphQLContext,
-    info: GraphQLResolveInfo,
-    write: (repo: ReturnType<DataEngine['repo']>) => Promise<DataRecord>,
-  ) =>
-    engine.transaction(context.request, async (api) => {
-      const repo = api.repo(object);
-      const written = await write(repo);
-      // Written out of the caller's sight (record scope): what the write returned is all there is.
-      return (await readOne(repo, String(written.id), info)) ?? written;
-    });
-
   return {
     type,
     query: {
@@ -103,9 +90,19 @@ export function objectResolvers(
       },
     },
     mutation: {
-      [names.create]: (_p, args, context, info) => writeAndRead(context, info, (repo) => repo.create(decoded(args.input as DataRecord))),
-      [names.update]: (_p, args, context, info) =>
-        writeAndRead(context, info, (repo) => repo.update(String(args.id), decoded(args.input as DataRecord))),
+      // The answer is what a read of the selection shows, in the write's transaction: a refused selection undoes the write.
+      [names.create]: async (_p, args, context, info) => {
+        const read = reader(info, names.type);
+        const repo = engine.repo(object, context.request);
+        return read.settle(await repo.createAndRead(decoded(args.input as DataRecord), { fields: read.fields, expand: read.expand }));
+      },
+      [names.update]: async (_p, args, context, info) => {
+        const read = reader(info, names.type);
+        const repo = engine.repo(object, context.request);
+        return read.settle(
+          await repo.updateAndRead(String(args.id), decoded(args.input as DataRecord), { fields: read.fields, expand: read.expand }),
+        );
+      },
       [names.delete]: (_p, args, context) => engine.repo(object, context.request).delete(String(args.id)),
     },
   };

@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { USERS, type TestServer } from '../../helpers/server';
+import { driverCalls } from '../../helpers/driver-calls';
 import { as, gql, gqlGet, startGraphQLServer } from './helpers';
 
 describe('GraphQL over HTTP', () => {
@@ -52,6 +53,44 @@ describe('GraphQL over HTTP', () => {
       expect(res.body.errors[0].extensions.code).to.equal('INVALID_REQUEST');
       const check = await gql(s, '{ projectList(filters: "[[\\"name\\", \\"=\\", \\"Undone\\"]]") { id } }', undefined, USERS.admin);
       expect(check.body.data.projectList).to.deep.equal([]);
+    });
+
+    it('a create answers what a read would: from the write alone when nothing can differ, read back for relations and find hooks', async () => {
+      const create = (name: string, selection: string) =>
+        gql(
+          s,
+          `mutation($n: String!) { createAccount(input: {name: $n, industry: "finance"}) { ${selection} } }`,
+          { n: name },
+          USERS.admin,
+        );
+      const readAgain = async (id: string, selection: string) =>
+        (await gql(s, `query($id: String!) { account(id: $id) { ${selection} } }`, { id }, USERS.admin)).body.data.account;
+
+      let plain: any;
+      const plainCalls = await driverCalls(s, async () => (plain = await create('Plain', 'id name industry created_by')));
+      expect(plainCalls).to.deep.equal({ count: 1 }); // the unique name's check, and no read
+      expect(plain.body.errors, JSON.stringify(plain.body.errors)).to.equal(undefined);
+      const created = plain.body.data.createAccount;
+      expect(created).to.deep.equal(await readAgain(created.id, 'id name industry created_by'));
+
+      let related: any;
+      const relatedCalls = await driverCalls(s, async () => (related = await create('Related', 'id name contacts { id }')));
+      expect(relatedCalls).to.deep.equal({ count: 1, find: 2 }); // the record, then its contacts
+      expect(related.body.data.createAccount).to.deep.include({ name: 'Related', contacts: [] });
+
+      const hook = s.kernel.hooks.afterFind.for('account');
+      hook.tap('shout', (ctx) => {
+        for (const r of ctx.result as Array<Record<string, unknown>>) r.name = String(r.name).toUpperCase();
+      });
+      try {
+        const hooked = await create('Hooked', 'id name');
+        expect(hooked.body.data.createAccount.name).to.equal('HOOKED');
+      } finally {
+        hook.taps.splice(
+          hook.taps.findIndex((t) => t.name === 'shout'),
+          1,
+        );
+      }
     });
 
     it('a denied mutation is FORBIDDEN in extensions.code, with status 200', async () => {
