@@ -40,6 +40,8 @@ export class SchemaCache {
     private readonly introspection: boolean,
     /** What a document may ask (limits.ts). */
     private readonly limits: QueryLimits,
+    /** The run from which an operation runs compiled; 0: never (document.ts). */
+    private readonly jit = 0,
   ) {}
 
   /** How many times the schema was built (for tests and logs). */
@@ -54,7 +56,7 @@ export class SchemaCache {
     if (this.built?.revision === revision) return this.built;
     const built = this.build(registry.objects());
     this.builds += 1;
-    this.built = { ...built, documents: new Documents(built.schema, this.introspection, this.limits), revision };
+    this.built = { ...built, documents: new Documents(built.schema, this.introspection, this.limits, this.jit), revision };
     return this.built;
   }
 

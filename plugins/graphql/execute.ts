@@ -81,13 +81,16 @@ export async function executeHttp(ex: Executor, req: GraphQLHttpRequest, context
     return failure(400, 'Subscriptions are served over WebSocket (graphql-ws) at this address, not over HTTP', 'INVALID_REQUEST');
   const tooCostly = ex.documents.costProblem(document, operation, params.variables);
   if (tooCostly) return { status: 400, body: { errors: [formatError(tooCostly, ex.log, 'INVALID_REQUEST')] } };
-  const result = await execute({
-    schema: ex.schema,
-    document,
-    variableValues: params.variables,
-    operationName: params.operationName,
-    contextValue: context,
-  });
+  const compiled = ex.documents.compiled(document, params.operationName);
+  const result = await (compiled
+    ? compiled(context, params.variables)
+    : execute({
+        schema: ex.schema,
+        document,
+        variableValues: params.variables,
+        operationName: params.operationName,
+        contextValue: context,
+      }));
   const errors = result.errors?.map((e) => formatError(e, ex.log, 'data' in result ? undefined : DOCUMENT_CODES.BAD_USER_INPUT));
   // No `data` at all: the operation never started (variables that do not fit its definitions).
   if (!('data' in result)) return { status: 400, body: { errors } };

@@ -149,6 +149,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
         (objects: ObjectDefinition[]) => buildSchema(objects, { engine: k.engine, federation: subgraph, contributors }),
         settings.introspection,
         queryLimits(settings, k.config.limits),
+        settings.jit,
       );
       k.hooks.capabilities.tap('graphql', (list) => {
         const at = settings.port === undefined ? endpoint : STANDALONE_PATH;

@@ -77,12 +77,18 @@ const schema = z.strictObject(
     maxCost: count.default(50_000),
     persistedQueries: persistedQueries.default(true),
     batching: batching.default(true),
+    /** The run of an operation from which it runs compiled by graphql-jit (document.ts); 0: never. */
+    jit: z
+      .number({ error: 'must be a whole number, 0 or more' })
+      .int({ error: 'must be a whole number, 0 or more' })
+      .min(0, { error: 'must be a whole number, 0 or more' })
+      .default(2),
     pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
   },
   {
     error:
       'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, ' +
-      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, persistedQueries?, batching?, pubsub?}',
+      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, persistedQueries?, batching?, jit?, pubsub?}',
   },
 );
 

@@ -27,6 +27,7 @@ describe('GraphQL plugin options', () => {
       maxCost: 50_000,
       persistedQueries: { maxEntries: 1000, maxQueryLength: 10_000 },
       batching: { maxBatchSize: 10 },
+      jit: 2,
     });
     expect(parseOptions({ persistedQueries: false, batching: { maxBatchSize: 2 } })).to.deep.include({
       persistedQueries: false,
