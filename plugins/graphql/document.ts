@@ -6,7 +6,12 @@
  */
 import {
   execute,
+  getNamedType,
   getOperationAST,
+  isInputObjectType,
+  typeFromAST,
+  type GraphQLInputObjectType,
+  type GraphQLType,
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   parse,
@@ -110,8 +115,15 @@ export class Documents {
   }
 }
 
-/** null for what the compiler refuses (it answers errors) or cannot do (code generation disallowed): graphql-js runs those. */
+/**
+ * null for what the compiler refuses (it answers errors) or cannot do (code generation disallowed),
+ * and for an operation with a variable of a recursive input type (`where: ProjectFilter`, which
+ * reaches itself through `_and` and relations): graphql-jit unrolls its coercion, which took 6 s
+ * for one such variable. graphql-js runs those.
+ */
 function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): CompiledOperation | null {
+  const operation = getOperationAST(document, operationName);
+  if (!operation || operation.variableDefinitions?.some((v) => reachesItself(typeFromAST(schema, v.type)))) return null;
   try {
     const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (!isCompiledQuery(compiled)) return null;
@@ -126,6 +138,23 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   } catch {
     return null;
   }
+}
+
+/** Whether an input type contains an input object type that contains itself. */
+function reachesItself(type: GraphQLType | undefined): boolean {
+  const onPath = new Set<GraphQLInputObjectType>();
+  const done = new Set<GraphQLInputObjectType>();
+  const visit = (t: GraphQLType): boolean => {
+    const named = getNamedType(t);
+    if (!isInputObjectType(named) || done.has(named)) return false;
+    if (onPath.has(named)) return true;
+    onPath.add(named);
+    const cyclic = Object.values(named.getFields()).some((f) => visit(f.type));
+    onPath.delete(named);
+    done.add(named);
+    return cyclic;
+  };
+  return type !== undefined && visit(type);
 }
 
 function checkDocument(schema: GraphQLSchema, query: string, introspection: boolean, limits: QueryLimits): Checked {

@@ -41,6 +41,11 @@ const CASES: Array<{ name: string; query: string; variables?: Record<string, unk
   { name: 'variables that do not fit', query: 'query($top: Int) { projectList(top: $top) { id } }', variables: { top: 'ten' } },
   { name: 'a denied mutation', query: 'mutation { deleteProject(id: "prj-apollo") { id deleted } }', user: USERS.viewer },
   { name: 'a group-by', query: '{ projectAggregate(groupBy: [status]) { group { status } count } }' },
+  {
+    name: 'a typed where in a variable (never compiled: a recursive input type)',
+    query: 'query($w: ProjectFilter) { projectList(where: $w, top: 2) { id } projectCount(where: $w) }',
+    variables: { w: { status: { eq: 'active' } } },
+  },
 ];
 
 describe('GraphQL compiled operations (graphql-jit)', () => {
@@ -75,6 +80,18 @@ describe('GraphQL compiled operations (graphql-jit)', () => {
     expect(onSecond.compiled(document, undefined)).to.equal(compiled);
     const never = new Documents(tiny, true, limits, 0);
     for (let i = 0; i < 3; i++) expect(never.compiled(document, undefined)).to.equal(undefined);
+  });
+
+  it('leaves to graphql-js an operation with a variable of a recursive input type (graphql-jit unrolls its coercion: seconds)', () => {
+    const limits = queryLimits(parseOptions(undefined), s.kernel.config.limits);
+    const schema = buildSchema(
+      'input F { _and: [F!], g: G, name: String } input G { f: F } input Flat { name: String } type Query { n(where: F, flat: Flat): Int }',
+    );
+    const documents = new Documents(schema, true, limits, 1);
+    expect(documents.compiled(parse('query($w: F) { n(where: $w) }'), undefined)).to.equal(undefined);
+    expect(documents.compiled(parse('query($w: G) { n(where: {g: $w}) }'), undefined)).to.equal(undefined);
+    expect(documents.compiled(parse('{ n(where: {_and: [{name: "x"}]}) }'), undefined)).to.be.a('function');
+    expect(documents.compiled(parse('query($f: Flat, $s: String) { n(flat: $f, where: {name: $s}) }'), undefined)).to.be.a('function');
   });
 
   it('refuses a jit option that is not a whole number, naming it', () => {
