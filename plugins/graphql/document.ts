@@ -22,7 +22,6 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { costProblem } from './cost';
 import { DOCUMENT_CODES } from './errors';
 import { limitRules, scanDocument, type QueryLimits } from './limits';
@@ -125,6 +124,8 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   const operation = getOperationAST(document, operationName);
   if (!operation || operation.variableDefinitions?.some((v) => reachesItself(typeFromAST(schema, v.type)))) return null;
   try {
+    // Loaded at the first compilation: graphql-jit and its JSON-schema tools weigh several MB resident.
+    const { compileQuery, isCompiledQuery } = require('graphql-jit') as typeof import('graphql-jit');
     const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (!isCompiledQuery(compiled)) return null;
     // Without `data` the operation never ran (variables that do not fit): graphql-js words those
