@@ -135,7 +135,7 @@ export async function countRows(
 
 export function decodeRow(info: TableInfo, row: DbRecord): DbRecord {
   const out: DbRecord = {};
-  for (const [key, raw] of Object.entries(row)) out[key] = decodeValue(info.family(key), raw);
+  for (const key in row) out[key] = decodeValue(info.family(key), row[key]);
   return out;
 }
 

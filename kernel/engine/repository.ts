@@ -164,8 +164,9 @@ export class ObjectRepository implements Repository {
     await this.runHooks(after);
     // Keys the mask would drop: one-to-many relations, and forward ones put `into` a key of their own.
     const ownKeys = expanded.map((n) => (query.expand![n].reverse ? n : query.expand![n].options.into)).filter((k) => k !== undefined);
+    const keys = this.readableKeys(access, fetchFields);
     const items = (Array.isArray(after.result) ? after.result : rows).map((r) => {
-      const masked = this.mask(r as DataRecord, access, fetchFields);
+      const masked = pick(r as DataRecord, keys);
       for (const key of ownKeys) keepExpanded(masked, r as DataRecord, key);
       return masked;
     });
@@ -297,12 +298,13 @@ export class ObjectRepository implements Repository {
 
   /** Only what the caller may read, and only the fields asked for. */
   mask(record: DataRecord, access: Access, fields?: readonly string[]): DataRecord {
-    const out: DataRecord = {};
+    return pick(record, this.readableKeys(access, fields));
+  }
+
+  /** The keys a masked record keeps, worked out once for a page of records. */
+  private readableKeys(access: Access, fields?: readonly string[]): string[] {
     const keep = fields ? ['id', ...fields] : Object.keys(this.compiled.def.fields);
-    for (const key of keep) {
-      if (access.readable.has(key)) out[key] = record[key] ?? null;
-    }
-    return out;
+    return keep.filter((key) => access.readable.has(key));
   }
 
   // ---- what the caller may see and do --------------------------------------------------------
@@ -405,4 +407,10 @@ function pageMeta(total: number, skip: number, top: number, seen: number) {
     pages: size > 0 ? Math.ceil(total / size) : 0,
     has_next: seen < total,
   };
+}
+
+function pick(record: DataRecord, keys: readonly string[]): DataRecord {
+  const out: DataRecord = {};
+  for (const key of keys) out[key] = record[key] ?? null;
+  return out;
 }

