@@ -37,6 +37,7 @@ export default {
       sessions: true, // POST /api/auth/session trades a token or key for a session cookie
     },
     'rate-limit': true, // the spec's tiers, counted in memory
+    metrics: true, // GET /metrics for Prometheus, read by admins (docs/metrics.md)
   },
   security: {
     adminRoles: ['admin'],

@@ -43,6 +43,8 @@ export interface Datasource {
    * as not checked.
    */
   ping?(): Promise<void>;
+  /** Its connection pool now, for metrics. Optional: a datasource without a pool has none. */
+  poolStats?(): PoolStats | undefined;
   /** Creates or extends storage for these objects; never drops data. */
   syncSchema(objects: ObjectDefinition[]): Promise<void>;
   find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]>;
@@ -55,6 +57,16 @@ export interface Datasource {
   aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]>;
   /** Runs fn in a transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface PoolStats {
+  /** Connections lent out now. */
+  used: number;
+  /** Connections open and idle. */
+  free: number;
+  /** Callers waiting for a connection. */
+  pending: number;
+  max: number;
 }
 
 export interface DatasourceConfig {

@@ -15,6 +15,7 @@ import { isErrorCode } from './errors';
 import type { MetadataChange } from './metadata/registry';
 import type { OpenAPIDocument } from './protocol/openapi';
 import type { ReadinessCheck } from './http/readiness';
+import type { HttpOutcome, OperationOutcome } from './outcomes';
 
 /** What a plugin serves, listed at the discovery route. */
 export interface Capability {
@@ -90,6 +91,14 @@ export function createHooks() {
     metadataChanged: new SyncHook<[MetadataChange]>(['change'], 'metadataChanged'),
     /** Fires after a write has committed; subscriptions and realtime listen here. */
     recordChanged: new AsyncSeriesHook<[RecordChange]>(['change'], 'recordChanged'),
+
+    /**
+     * Every HTTP response of the kernel's server, once sent (kernel/outcomes.ts). For observers: a
+     * tap must be quick, and what it throws is logged, never answered.
+     */
+    responded: new SyncHook<[HttpOutcome]>(['outcome'], 'responded'),
+    /** Every engine operation a caller ran, once settled (kernel/outcomes.ts). For observers, as `responded`. */
+    operation: new SyncHook<[OperationOutcome]>(['outcome'], 'operation'),
 
     /** What each plugin serves, for the discovery route. */
     capabilities: new SyncWaterfallHook<[Capability[]]>(['capabilities'], 'capabilities'),

@@ -12,6 +12,7 @@ export { PluginError } from './plugin-order';
 export { parsePluginOptions } from './plugin-options';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
 export { importModule } from './util/import-module';
+export type { HttpOutcome, OperationOutcome } from './outcomes';
 
 // Configuration.
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';
@@ -38,7 +39,7 @@ export type * from './engine/types';
 export { RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
 
 // Drivers: the datasource contract, the query AST they receive and its reference semantics.
-export type { Datasource, DatasourceConfig, DbRecord, DriverCapabilities, DriverFactory, DriverDeps, Transaction } from './drivers';
+export type { Datasource, DatasourceConfig, PoolStats, DbRecord, DriverCapabilities, DriverFactory, DriverDeps, Transaction } from './drivers';
 export * from './query/ast';
 export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike } from './query/evaluate';
 export { pagePerGroup } from './query/per-group';

@@ -28,6 +28,7 @@ export const BUILTINS: PluginCatalog = Object.freeze({
     'pubsub-redis': () => defaultExport(require('../plugins/pubsub-redis')),
     realtime: () => defaultExport(require('../plugins/realtime')),
     files: () => defaultExport(require('../plugins/files')),
+    metrics: () => defaultExport(require('../plugins/metrics')),
   }),
   /** Driver name (a datasource's `driver`) → the plugin that registers it. */
   drivers: Object.freeze({

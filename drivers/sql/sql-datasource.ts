@@ -3,7 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { knex as createKnex, type Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ObjectQLError } from '../../kernel';
-import type { AggregateQuery, Datasource, DbRecord, DriverCapabilities, Filter, ObjectDefinition, Query, Transaction } from '../../kernel';
+import type {
+  AggregateQuery,
+  Datasource,
+  DbRecord,
+  DriverCapabilities,
+  Filter,
+  ObjectDefinition,
+  PoolStats,
+  Query,
+  Transaction,
+} from '../../kernel';
 import { aggregateRows } from './aggregate-sql';
 import type { SqlDatasourceOptions } from './config';
 import { ConnectionGuard } from './connection-guard';
@@ -16,6 +26,14 @@ import { Statements } from './statements';
 import { syncSchema } from './schema-sync';
 import type { TableInfo } from './table-info';
 import { SqlTransaction } from './transaction';
+
+/** The part of knex's pool (tarn) that poolStats reads. */
+interface TarnPool {
+  max: number;
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
 
 /** A pooled connection while a transaction runs on it (knex's own markers). */
 interface TxConnection {
@@ -112,6 +130,12 @@ export class SqlDatasource implements Datasource {
   }
 
   /** One round trip (SELECT 1) through the pool: fails SERVICE_UNAVAILABLE, naming the datasource, while the database is away. */
+  poolStats(): PoolStats | undefined {
+    const pool = (this.knex?.client as { pool?: TarnPool } | undefined)?.pool;
+    if (!pool) return undefined;
+    return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
+  }
+
   async ping(): Promise<void> {
     try {
       await this.db().raw('SELECT 1');

@@ -41,6 +41,7 @@ import { evaluateFilter } from '../query/evaluate';
 import { pagePerGroup } from '../query/per-group';
 import { assertQueryDepth, assertSkip } from './query-bounds';
 import { createRecord, deleteRecord, updateRecord } from './write-path';
+import { observed } from './observe';
 
 export interface CheckedQuery {
   fields?: string[];
@@ -132,8 +133,8 @@ export class ObjectRepository implements Repository {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  async find(options: FindOptions = {}): Promise<FindResult> {
-    return this.findWith(options, 'find', { depth: 0 });
+  find(options: FindOptions = {}): Promise<FindResult> {
+    return this.observe('find', () => this.findWith(options, 'find', { depth: 0 }));
   }
 
   /** @internal */
@@ -173,7 +174,11 @@ export class ObjectRepository implements Repository {
     return { items, meta: pageMeta(total, query.skip, query.top, query.skip + rows.length) };
   }
 
-  async findOne(idOrOptions: string | FindOptions): Promise<DataRecord | null> {
+  findOne(idOrOptions: string | FindOptions): Promise<DataRecord | null> {
+    return this.observe('findOne', () => this.readOne(idOrOptions));
+  }
+
+  private async readOne(idOrOptions: string | FindOptions): Promise<DataRecord | null> {
     let options: FindOptions;
     if (typeof idOrOptions === 'string') {
       options = { filter: { field: 'id', op: 'eq', value: idOrOptions } };
@@ -186,7 +191,11 @@ export class ObjectRepository implements Repository {
     return items[0] ?? null;
   }
 
-  async count(options: CountOptions = {}): Promise<number> {
+  count(options: CountOptions = {}): Promise<number> {
+    return this.observe('count', () => this.countWith(options));
+  }
+
+  private async countWith(options: CountOptions): Promise<number> {
     const access = this.access;
     assertAllowed(access, 'read', this.name);
     const env = this.env(access);
@@ -202,11 +211,13 @@ export class ObjectRepository implements Repository {
     return this.compiled.datasource.count(this.name, andFilters(userFilter, this.scopeFilter(access)), this.tx);
   }
 
-  async aggregate(options: FindOptions): Promise<DataRecord[]> {
-    if (!options?.aggregate && !options?.groupBy) {
-      throw new ObjectQLError('INVALID_REQUEST', `aggregate on '${this.name}' needs 'aggregate' and/or 'groupBy'`);
-    }
-    return (await this.findWith(options, 'aggregate', { depth: 0 })).items;
+  aggregate(options: FindOptions): Promise<DataRecord[]> {
+    return this.observe('aggregate', async () => {
+      if (!options?.aggregate && !options?.groupBy) {
+        throw new ObjectQLError('INVALID_REQUEST', `aggregate on '${this.name}' needs 'aggregate' and/or 'groupBy'`);
+      }
+      return (await this.findWith(options, 'aggregate', { depth: 0 })).items;
+    });
   }
 
   private async prepareQuery(options: FindOptions, operation: Operation, access: Access, internal: InternalFind): Promise<CheckedQuery> {
@@ -335,10 +346,10 @@ export class ObjectRepository implements Repository {
   // ---- writes (see write-path.ts and bulk.ts) -------------------------------------------------
 
   create(data: DataRecord): Promise<DataRecord> {
-    return createRecord(this, data);
+    return this.observe('create', () => createRecord(this, data));
   }
   update(id: string, data: DataRecord): Promise<DataRecord> {
-    return updateRecord(this, id, data);
+    return this.observe('update', () => updateRecord(this, id, data));
   }
   async createAndRead(data: DataRecord, read: ReadBack = {}): Promise<DataRecord> {
     // What create returns is what the read would show when nothing can tell them apart: no relation
@@ -352,7 +363,7 @@ export class ObjectRepository implements Repository {
       !this.tapped('beforeFind') &&
       !this.tapped('afterFind') &&
       !this.tapped('afterCreate');
-    if (plain) return this.mask(await createRecord(this, data), access, read.fields ?? undefined);
+    if (plain) return this.mask(await this.create(data), access, read.fields ?? undefined);
     return this.writeAndRead(read, (repo) => repo.create(data));
   }
   updateAndRead(id: string, data: DataRecord, read: ReadBack = {}): Promise<DataRecord> {
@@ -368,19 +379,23 @@ export class ObjectRepository implements Repository {
     });
   }
   delete(id: string): Promise<{ id: string; deleted: true }> {
-    return deleteRecord(this, id);
+    return this.observe('delete', () => deleteRecord(this, id));
   }
   createMany(items: DataRecord[]): Promise<CreateManyResult> {
-    return createMany(this, items);
+    return this.observe('createMany', () => createMany(this, items));
   }
   updateMany(filters: unknown, data: DataRecord): Promise<BulkCountResult> {
-    return updateMany(this, filters, data);
+    return this.observe('updateMany', () => updateMany(this, filters, data));
   }
   deleteMany(filters: unknown): Promise<BulkCountResult> {
-    return deleteMany(this, filters);
+    return this.observe('deleteMany', () => deleteMany(this, filters));
   }
   action(name: string, request: ActionRequest = {}): Promise<unknown> {
-    return runAction(this, name, request);
+    return this.observe('action', () => runAction(this, name, request));
+  }
+
+  private observe<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return observed(this.engine.deps.hooks, this.engine.deps.logger, this.name, operation, run);
   }
 }
 

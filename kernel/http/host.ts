@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { lazyChild } from '../logger';
 import type { Kernel } from '../kernel';
+import type { KernelHooks } from '../hooks';
 import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
@@ -170,7 +171,7 @@ export class HttpHost {
     // that promise ETags (OData) set their own.
     app.set('etag', false);
     app.set('trust proxy', false);
-    app.use(requestLogging(logger));
+    app.use(requestLogging(logger, hooks.responded));
     capResponses(app, config.limits.maxResponseBytes, (req, res, error) => this.sendError(req, res, error));
     // Before everything else: every response gets the headers, and CORS preflights need no credentials.
     for (const middleware of securityMiddleware(config.security)) app.use(middleware);
@@ -287,32 +288,59 @@ export class HttpHost {
  * A request id per request (the caller's X-Request-Id when it is sane), echoed in the response,
  * and a child logger carrying it. Written by hand rather than with pino-http: that one builds a
  * child logger and serializes the request on every request even when nothing is logged; here the
- * child is made on first use and the completion line only when its level is enabled.
+ * child is made on first use and the completion line only when its level is enabled. The
+ * `responded` hook hears of each response when something taps it.
  */
-function requestLogging(logger: Logger) {
+function requestLogging(logger: Logger, responded: KernelHooks['responded']) {
+  const observed = responded.isUsed();
   return (req: Request, res: Response, next: NextFunction) => {
+    const logging = logger.isLevelEnabled('info');
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     Object.defineProperty(req, 'id', { value: id, configurable: true });
     Object.defineProperty(req, 'log', { value: lazyChild(logger, { reqId: id }), configurable: true });
-    if (logger.isLevelEnabled('info')) {
+    if (logging || observed) {
       const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        const level = res.statusCode >= 500 ? 'error' : 'info';
-        req.log[level](
-          {
-            req: { method: req.method, url: req.originalUrl },
-            res: { statusCode: res.statusCode },
-            responseTime: Math.round(ms * 10) / 10,
-          },
-          'request completed',
-        );
-      });
+      const seconds = () => Number(process.hrtime.bigint() - start) / 1e9;
+      if (logging) {
+        res.once('finish', () => {
+          const level = res.statusCode >= 500 ? 'error' : 'info';
+          req.log[level](
+            {
+              req: { method: req.method, url: req.originalUrl },
+              res: { statusCode: res.statusCode },
+              responseTime: Math.round(seconds() * 1e4) / 10,
+            },
+            'request completed',
+          );
+        });
+      }
+      if (observed) res.once('close', () => report(req, res, seconds(), responded));
     }
     next();
   };
+}
+
+function report(req: Request, res: Response, seconds: number, responded: KernelHooks['responded']): void {
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  try {
+    responded.call({
+      method: req.method,
+      route: pattern === undefined ? undefined : `${req.baseUrl ?? ''}${patternText(pattern)}`,
+      path: (req.originalUrl ?? req.url).split('?')[0],
+      status: res.writableFinished ? res.statusCode : 499,
+      seconds,
+    });
+  } catch (err) {
+    req.log.error({ err }, 'an observer of responses failed');
+  }
+}
+
+/** An express route's path as written: a string, a RegExp or a list of them. */
+function patternText(pattern: unknown): string {
+  if (Array.isArray(pattern)) return pattern.map(patternText).join(',');
+  return pattern instanceof RegExp ? pattern.source : typeof pattern === 'string' ? pattern : '(pattern)';
 }
 
 /** Maps framework errors onto the spec's codes (body parser errors: json-body.ts). */

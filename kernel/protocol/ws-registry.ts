@@ -45,6 +45,13 @@ export class WebSocketRegistry {
     return this.sockets.size;
   }
 
+  /** Subscriptions held now, over every socket. */
+  get subscriptions(): number {
+    let n = 0;
+    for (const [key, held] of this.counts) if (key.startsWith('subs:')) n += held;
+    return n;
+  }
+
   /** Held connections or subscriptions under `key` (for tests and diagnostics). */
   held(key: string): number {
     return this.counts.get(key) ?? 0;
