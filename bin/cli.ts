@@ -4,19 +4,21 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../server';
 import { hashApiKey } from '../plugins/auth/api-keys';
+import { generate, GENERATE_HELP, GENERATE_USAGE } from './generate';
 
 const USAGE = `Usage: objectql serve [--config FILE] [--port N]
        objectql hash-key [KEY]
-
+${GENERATE_USAGE}
   --config FILE  objectql.config.(ts|js|mjs|json|yml); default ./objectql.config.ts
   --port N       port to listen on (also PORT); overrides the config's port
   hash-key KEY   prints sha256:<hex>, the keyHash of an auth plugin API key; reads the key from
                  stdin when KEY is not given (keeps it out of the shell history)
-`;
+${GENERATE_HELP}`;
 
 const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.config.mjs', 'objectql.config.json', 'objectql.config.yml'];
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'generate') return generate(argv.slice(1), DEFAULT_CONFIGS.find((f) => existsSync(resolve(f))));
   let parsed;
   try {
     parsed = parseArgs({
