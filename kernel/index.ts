@@ -27,6 +27,7 @@ export type { AuthRequest } from './http/auth-request';
 export type { ErrorRenderer, HttpHost, RenderedError, UpgradeHandler } from './http/host';
 export type { UpgradeAdmission } from './http/upgrade-admission';
 export type { ReadinessCheck, ReadinessState } from './http/readiness';
+export { absoluteUrl, describeServer, type AuthenticationHint, type Door, type DoorUrl, type ServerDescription } from './http/doors';
 export type { Logger } from './logger';
 
 // Metadata.

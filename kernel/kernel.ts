@@ -1,4 +1,5 @@
 import { asValue, createContainer, type AwilixContainer } from 'awilix';
+import { isAbsolute, resolve } from 'node:path';
 import { resolveConfig } from './config/load';
 import type { ObjectQLConfig, ResolvedConfig } from './config/schema';
 import { DatasourceManager } from './datasources';
@@ -56,6 +57,12 @@ export interface KernelOptions {
   logDestination?: DestinationStream;
   /** Plugins and drivers known by name; anything else a config names is loaded as a module. */
   catalog?: PluginCatalog;
+  /**
+   * Metadata already loaded (MetadataRegistry.load of the config's folders), used instead of loading
+   * them at start: `objectql dev` checks the files before it stops the running kernel, and starts
+   * the next one with what it checked. Its `onChange` is the loader's to route.
+   */
+  registry?: MetadataRegistry;
 }
 
 type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -74,6 +81,7 @@ export class Kernel {
   private readonly plugins: Registered[] = [];
   private readonly drivers = new Map<string, DriverFactory>();
   private readonly catalog: PluginCatalog;
+  private readonly preloadedRegistry: MetadataRegistry | undefined;
   private started: Registered[] = [];
   private state: State = 'created';
 
@@ -81,6 +89,7 @@ export class Kernel {
     // Resolving is idempotent, so an already resolved config (from loadConfigFile) passes through.
     this.config = resolveConfig(config);
     this.catalog = options.catalog ?? {};
+    this.preloadedRegistry = options.registry;
     this.hooks = createHooks();
     this.logger = createLogger(this.config.logLevel, options.logDestination);
     this.container = createContainer<KernelServices>({ strict: true });
@@ -123,13 +132,18 @@ export class Kernel {
 
   /** Adds a plugin. Refused once the kernel has started, and for a second plugin of the same name. */
   use<O>(pluginLike: PluginLike<O>, options?: O): this {
+    return this.add(pluginLike, options);
+  }
+
+  /** `source`: where a configured plugin came from, for the message when it is none. */
+  private add<O>(pluginLike: PluginLike<O>, options: O | undefined, source?: string): this {
     if (this.state !== 'created') {
       throw new PluginError(`Cannot register a plugin after the kernel has started (${describe(pluginLike)})`);
     }
     const opts = (options ?? {}) as O;
     const plugin = typeof pluginLike === 'function' ? pluginLike(opts) : pluginLike;
     if (!plugin || typeof plugin !== 'object' || typeof plugin.name !== 'string' || !plugin.name || typeof plugin.register !== 'function') {
-      throw new PluginError(`Not a plugin: ${describe(pluginLike)} must be (or return) an object with a name and a register function`);
+      throw new PluginError(notAPlugin(pluginLike, plugin, source));
     }
     if (this.plugins.some((p) => p.plugin.name === plugin.name)) {
       throw new PluginError(`A plugin named '${plugin.name}' is already registered`);
@@ -150,7 +164,7 @@ export class Kernel {
       if (options === false) continue;
       const pluginLike = await this.loadPlugin(name);
       // The config's options for it, as they are: the plugin checks them (see PluginLoader).
-      this.use(pluginLike, (options === true ? {} : options) as never);
+      this.add(pluginLike, (options === true ? {} : options) as never, this.pluginSource(name));
     }
     return this;
   }
@@ -164,11 +178,13 @@ export class Kernel {
       for (const r of ordered) await r.plugin.register(this, r.options as never);
       await this.hooks.configure.promise(this.config);
 
-      const registry = await MetadataRegistry.load(this.config.metadata, {
-        logger: this.logger,
-        customTypes: this.config.metadataTypes,
-        onChange: (change) => this.hooks.metadataChanged.call(change),
-      });
+      const registry =
+        this.preloadedRegistry ??
+        (await MetadataRegistry.load(this.config.metadata, {
+          logger: this.logger,
+          customTypes: this.config.metadataTypes,
+          onChange: (change) => this.hooks.metadataChanged.call(change),
+        }));
       this.provide('registry', registry);
       const datasources = this.resolve('datasources');
       await datasources.open(this.config.datasources, registry.objects());
@@ -229,6 +245,16 @@ export class Kernel {
     }
   }
 
+  /** How the config named a plugin and what that is: `plugins['./audit.ts'] in the config (/srv/app/audit.ts)`. */
+  private pluginSource(name: string): string {
+    const what = Object.prototype.hasOwnProperty.call(this.catalog.plugins ?? {}, name)
+      ? 'a built-in plugin'
+      : isModulePath(name)
+        ? resolve(this.config.baseDir, name)
+        : `package ${name}`;
+    return `plugins['${name}'] in the config (${what})`;
+  }
+
   private async loadPlugin(name: string): Promise<PluginLike<never>> {
     const known = this.catalog.plugins ?? {};
     if (Object.prototype.hasOwnProperty.call(known, name)) return known[name]();
@@ -249,5 +275,26 @@ export class Kernel {
 function describe(p: unknown): string {
   if (p && typeof p === 'object' && 'name' in p) return `plugin '${String(p.name)}'`;
   if (typeof p === 'function') return `factory ${p.name || '(anonymous)'}`;
-  return JSON.stringify(p) ?? String(p);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(p);
+  } catch {
+    // circular (or holding a BigInt): String() says what it is
+  }
+  const text = json ?? String(p);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** What a plugin is, and where it came from when the config named it. */
+function notAPlugin(pluginLike: unknown, made: unknown, source: string | undefined): string {
+  const what = typeof pluginLike === 'function' ? `${describe(pluginLike)}, which returned ${describe(made)}` : describe(pluginLike);
+  if (!source) return `Not a plugin: ${what} must be (or return) an object with a name and a register function`;
+  return (
+    `Not a plugin: ${source} exports ${what}. A plugin module exports (as its default export or module.exports) ` +
+    'an object with a name and a register function, {name, register}, or a factory that returns one (definePlugin((options) => ({name, register})))'
+  );
+}
+
+function isModulePath(name: string): boolean {
+  return name.startsWith('.') || isAbsolute(name);
 }

@@ -117,6 +117,7 @@ export class SqlDatasource implements Datasource {
       throw new ObjectQLError(
         'DATABASE_ERROR',
         `Cannot connect to datasource '${this.name}' (${this.dialect.name}${reason ? `: ${reason}` : ''})`,
+        { datasource: this.name, dialect: this.dialect.name, reason },
       );
     }
     this.knex = db;

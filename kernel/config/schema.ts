@@ -107,6 +107,8 @@ export const configSchema = z.strictObject({
    * `/health` stays where it is (and answers under it too).
    */
   basePath: prefix.optional(),
+  /** GET / (under `basePath`): a page listing this instance's doors, JSON for programs; a plugin serving GET / wins. */
+  landingPage: z.boolean().default(true),
   /** The spec's route prefixes (docs/spec.md, "Route prefixes"); a plugin's own `path` option, when given, wins here. */
   routes: z
     .strictObject({ rpc: prefix.optional(), data: prefix.optional(), metadata: prefix.optional(), files: prefix.optional() })

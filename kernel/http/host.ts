@@ -11,6 +11,7 @@ import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
 import { applyResponseHeaders, httpAuthRequest } from './auth-request';
 import { mountReadiness } from './readiness';
+import { mountLanding } from './landing';
 import { createLimitedServer, serverUrl, type LimitedServer } from './server-lifecycle';
 import { bodyError, jsonBodyParser } from './json-body';
 import { capResponses } from './response-cap';
@@ -202,6 +203,8 @@ export class HttpHost {
     const publicRouter = express.Router();
     await hooks.publicRoutes.promise(publicRouter);
     app.use(publicRouter);
+    // Public, after the plugins' public routes: a plugin's own GET / (public, or listed in its capability) wins.
+    mountLanding(app, this.kernel);
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       let user: User | undefined;
       let failure = bodyErrors.get(req);
