@@ -40,7 +40,16 @@ export type * from './engine/types';
 export { RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
 
 // Drivers: the datasource contract, the query AST they receive and its reference semantics.
-export type { Datasource, DatasourceConfig, PoolStats, DbRecord, DriverCapabilities, DriverFactory, DriverDeps, Transaction } from './drivers';
+export type {
+  Datasource,
+  DatasourceConfig,
+  PoolStats,
+  DbRecord,
+  DriverCapabilities,
+  DriverFactory,
+  DriverDeps,
+  Transaction,
+} from './drivers';
 export * from './query/ast';
 export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike } from './query/evaluate';
 export { pagePerGroup } from './query/per-group';

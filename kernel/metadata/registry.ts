@@ -108,7 +108,9 @@ export class MetadataRegistry {
     const ofType = (type: string) => yamlFiles.filter((f) => f.type === type);
 
     // 2. Objects.
-    const declared = new Set(ofType('object').map((f) => f.identifier));
+    // Every object file, also one that did not parse (reported above): its other files are not
+    // told that there is no such object, which would hide the real mistake behind a wrong one.
+    const declared = new Set(found.filter((f) => f.kind === 'yaml' && f.type === 'object').map((f) => f.identifier));
     const drafts = new Map<string, ObjectDraft>();
     for (const f of ofType('object')) {
       const draft = buildObject(f.identifier, f.content, f.file, problems.for(f.file));

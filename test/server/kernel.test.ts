@@ -1,14 +1,15 @@
 /**
  * The assembled server (server/: the kernel with its built-in plugins and drivers): two kernels in
  * one process, a data hook failing behind JSON-RPC, the rpc plugin in the discovery document, and a
- * third-party plugin loaded from a config by path next to a built-in one. What the kernel does
- * alone is tested in test/kernel/kernel.test.ts.
+ * third-party plugin loaded from a config by path next to a built-in one, and kernels started with
+ * metadata loaded beforehand. What the kernel does alone is tested in test/kernel/kernel.test.ts.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createKernel, loadConfigFile, type Kernel, type ObjectQLConfig } from '../../server';
+import { MetadataRegistry } from '../../kernel/metadata';
 import { startServer, type TestServer } from '../helpers/server';
 
 const BASE = { port: 0, host: '127.0.0.1', logLevel: 'silent', datasources: { default: { driver: 'memory' } } } as const;
@@ -183,6 +184,24 @@ describe('server: kernel with built-in plugins', () => {
       expect(after.created).to.deep.equal([{ object: 'note', id: 'n-1', by: 'dana' }]);
       const discovery = (await (await fetch(`${url}/.well-known/objectql`)).json()) as any;
       expect(discovery.capabilities.map((c: any) => c.plugin)).to.deep.equal(['rpc', 'hello']);
+    });
+  });
+
+  describe('metadata loaded beforehand (KernelOptions.registry, what objectql dev uses)', () => {
+    it('serves the given registry instead of its folders, one kernel after another', async () => {
+      const registry = await MetadataRegistry.load([join(tmp, 'app-b')]);
+      for (let round = 0; round < 2; round++) {
+        const k = await createKernel({ ...BASE, metadata: [join(tmp, 'app-a')] }, { registry });
+        await k.start();
+        try {
+          expect(k.registry).to.equal(registry);
+          expect(k.registry.object('beta'), 'from app-b').to.not.equal(undefined);
+          expect(k.registry.object('alpha'), 'from app-a').to.equal(undefined);
+          expect(await k.engine.repo('item', { system: true }).create({ title: 't', size: round })).to.include({ size: round });
+        } finally {
+          await k.stop();
+        }
+      }
     });
   });
 });

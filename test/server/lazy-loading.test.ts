@@ -2,7 +2,7 @@
  * What a server does not use, it does not load (README, "Memory"): a kernel started from the sample
  * application's config (objectql.config.ts: every built-in plugin, memory stores, a SQLite file) in
  * a child process has none of ioredis, the other stores' clients, sharp, @apollo/subgraph,
- * GraphiQL/React, Swagger UI, graphql-jit, rate-limiter-flexible's index or jiti's Babel in its module cache.
+ * GraphiQL/React, Swagger UI, graphql-jit, rate-limiter-flexible's index, jiti's Babel or pino-pretty in its module cache.
  * With a Redis store configured, ioredis is there: the check sees what it checks.
  *
  * A child process, so that what this process's other tests loaded does not count; it runs the
@@ -59,6 +59,7 @@ const NOT_LOADED = [
   'rate-limiter-flexible/index.js',
   'jiti/dist/babel.cjs',
   'graphql-jit/',
+  'pino-pretty/', // objectql dev's log only
 ];
 
 /** The module cache's files below node_modules, as `package/path`, of a kernel started with these plugin overrides. */

@@ -322,6 +322,16 @@ describe('metadata registry: malformed definitions', () => {
     expect(dup.reason).to.match(/^YAML syntax error at line 2, column 1: .*unique/i);
   });
 
+  it('an object file with a YAML syntax error is the one problem, not its other files', async () => {
+    const err = await apps.loadError({
+      'book.object.yml': 'fields:\n  title: {type: text}\n price: {type: number}\n',
+      'book.permission.yml': 'permissions: []\n',
+      'book.hook.js': 'module.exports = {};\n',
+    });
+    expect(err.problems).to.have.length(1);
+    expect(err.message).to.match(/book\.object\.yml: YAML syntax error at line 3\b/);
+  });
+
   it('a metadata folder that does not exist', async () => {
     const err = await MetadataRegistry.load(['/nonexistent/objectql-metadata']).then(
       () => expect.fail('should fail'),
