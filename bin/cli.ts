@@ -2,23 +2,34 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, createKernel, loadConfigFile, MetadataError, PluginError } from '../server';
+import { createKernel, loadConfigFile, type Kernel } from '../server';
 import { hashApiKey } from '../plugins/auth/api-keys';
 import { generate, GENERATE_HELP, GENERATE_USAGE } from './generate';
+import { init, INIT_HELP, INIT_USAGE } from './init';
+import { transfer, TRANSFER_HELP, TRANSFER_USAGE } from './transfer';
+import { startupBanner, wantsBanner } from './banner';
+import { explainStartupFailure } from './startup-failure';
+import { dev } from './dev';
 
 const USAGE = `Usage: objectql serve [--config FILE] [--port N]
+       objectql dev [--config FILE] [--port N]
        objectql hash-key [KEY]
-${GENERATE_USAGE}
+${INIT_USAGE}${GENERATE_USAGE}${TRANSFER_USAGE}
   --config FILE  objectql.config.(ts|js|mjs|json|yml); default ./objectql.config.ts
   --port N       port to listen on (also PORT); overrides the config's port
+  dev            serves like serve, with a readable log, and reloads when the config or a
+                 metadata file changes (docs/dev-mode.md); NODE_ENV defaults to development
   hash-key KEY   prints sha256:<hex>, the keyHash of an auth plugin API key; reads the key from
                  stdin when KEY is not given (keeps it out of the shell history)
-${GENERATE_HELP}`;
+${INIT_HELP}${GENERATE_HELP}${TRANSFER_HELP}`;
 
 const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.config.mjs', 'objectql.config.json', 'objectql.config.yml'];
 
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'generate') return generate(argv.slice(1), DEFAULT_CONFIGS.find((f) => existsSync(resolve(f))));
+  const defaultConfig = DEFAULT_CONFIGS.find((f) => existsSync(resolve(f)));
+  if (argv[0] === 'init') return init(argv.slice(1));
+  if (argv[0] === 'generate') return generate(argv.slice(1), defaultConfig);
+  if (argv[0] === 'import' || argv[0] === 'export') return transfer(argv[0], argv.slice(1), defaultConfig);
   let parsed;
   try {
     parsed = parseArgs({
@@ -36,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     return command || parsed.values.help ? 0 : 2;
   }
   if (command === 'hash-key') return hashKey(parsed.positionals.slice(1));
-  if (command !== 'serve') {
+  if (command !== 'serve' && command !== 'dev') {
     process.stderr.write(`Unknown command '${command}'\n\n${USAGE}`);
     return 2;
   }
@@ -47,9 +58,16 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const configFile = parsed.values.config ?? DEFAULT_CONFIGS.find((f) => existsSync(resolve(f)));
+  if (command === 'dev') {
+    if (configFile) return dev({ configFile, port });
+    process.stderr.write(`objectql dev needs a config file to watch: --config FILE, or one of ${DEFAULT_CONFIGS.join(', ')} here\n`);
+    return 2;
+  }
+  let kernel: Kernel | undefined;
   try {
     const config = configFile ? await loadConfigFile(configFile) : undefined;
-    const kernel = await createKernel(config ? { ...config, ...(port !== undefined ? { port } : {}) } : { port });
+    kernel = await createKernel(config ? { ...config, ...(port !== undefined ? { port } : {}) } : { port });
+    const running = kernel;
     // Handlers go in before start, so a signal during a slow start still ends in a clean stop.
     let started = false;
     let stopRequested: string | undefined;
@@ -58,11 +76,11 @@ export async function main(argv: string[]): Promise<number> {
         stopRequested = signal;
         return;
       }
-      kernel.logger.info({ signal }, 'stopping');
-      kernel.stop().then(
+      running.logger.info({ signal }, 'stopping');
+      running.stop().then(
         () => process.exit(0),
         (err) => {
-          kernel.logger.error({ err }, 'error while stopping');
+          running.logger.error({ err }, 'error while stopping');
           process.exit(1);
         },
       );
@@ -72,10 +90,13 @@ export async function main(argv: string[]): Promise<number> {
     await kernel.start();
     started = true;
     if (stopRequested) shutdown(stopRequested);
+    else if (wantsBanner({ env: process.env.NODE_ENV, stdoutIsTTY: process.stdout.isTTY === true })) {
+      process.stdout.write(startupBanner(kernel, { development: process.env.NODE_ENV === 'development', configFile }));
+    }
     return 0;
   } catch (err) {
-    const known = err instanceof ConfigError || err instanceof MetadataError || err instanceof PluginError;
-    process.stderr.write(`objectql: ${known ? err.message : ((err as Error).stack ?? String(err))}\n`);
+    const explained = explainStartupFailure(err, { config: kernel?.config, configFile: configFile && resolve(configFile) });
+    process.stderr.write(`objectql: ${explained ?? (err as Error).stack ?? String(err)}\n`);
     return 1;
   }
 }
