@@ -1,11 +1,28 @@
 /**
  * Examples of the OpenAPI document, made per object from that object's own fields, so that every
  * example names fields the object has and values its fields accept. File and image fields never get
- * one (an attachment must name a real upload); a required lookup gets a placeholder id, since no
- * record id is known when the document is built.
+ * one (an attachment must name a real upload). A record id (a required lookup, a path's id) is that
+ * of the first record of the object's data file when there is one, since the seeding loads it into
+ * empty storage; else a placeholder naming the object, to be replaced.
  */
 import type { FieldDefinition, ObjectDefinition } from '../metadata/types';
 import { ATTACHMENT_TYPES, NUMERIC_TYPES, RELATION_TYPES } from '../metadata/types';
+
+/** The id of a record of `object` that examples may name, or undefined when none is known. */
+export type ExampleIds = (object: string) => string | undefined;
+
+/** Example ids from the objects' data files (`<object>.data.yml`): the first record's id of each. */
+export function dataFileIds(registry: { initialData(object: string): Record<string, unknown>[] }): ExampleIds {
+  return (object) => {
+    const id = registry.initialData(object)[0]?.id;
+    return typeof id === 'string' && id ? id : undefined;
+  };
+}
+
+/** A record id of `object` for an example: a known one, else the placeholder `<object id>`. */
+export function exampleId(object: string, ids?: ExampleIds): string {
+  return ids?.(object) ?? `<${object} id>`;
+}
 
 const writable = (f: FieldDefinition) => !f.system && !f.readonly && f.type !== 'auto_number' && f.type !== 'formula';
 
@@ -62,13 +79,15 @@ export function deniedFields(def: ObjectDefinition, right: 'allow_read' | 'allow
   return out;
 }
 
-/** A create body: the required fields without a default (a required lookup: a placeholder id, a required attachment: none). */
-export function createExample(def: ObjectDefinition): Record<string, unknown> {
+/** A create body: the required fields without a default (a required lookup: an example id, a required attachment: none). */
+export function createExample(def: ObjectDefinition, ids?: ExampleIds): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of Object.values(def.fields)) {
     if (!writable(field) || !field.required || field.defaultValue !== undefined) continue;
-    if (RELATION_TYPES.has(field.type)) out[field.name] = field.multiple ? [`<${field.reference_to} id>`] : `<${field.reference_to} id>`;
-    else if (ATTACHMENT_TYPES.has(field.type)) continue;
+    if (RELATION_TYPES.has(field.type)) {
+      const id = exampleId(String(field.reference_to), ids);
+      out[field.name] = field.multiple ? [id] : id;
+    } else if (ATTACHMENT_TYPES.has(field.type)) continue;
     else out[field.name] = exampleValue(field) ?? {};
   }
   return out;

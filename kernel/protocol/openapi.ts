@@ -7,10 +7,19 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { relationsOf, type Relation } from '../metadata/relations';
-import { createExample, deniedFields, updateExample } from './openapi-examples';
+import { createExample, deniedFields, updateExample, type ExampleIds } from './openapi-examples';
 import { ATTACHMENT_TYPES, RELATION_TYPES, type FieldDefinition, type ObjectDefinition } from '../metadata/types';
 
-export { createExample, deniedFields, listExamples, type ListExamples } from './openapi-examples';
+export {
+  createExample,
+  dataFileIds,
+  deniedFields,
+  exampleId,
+  listExamples,
+  updateExample,
+  type ExampleIds,
+  type ListExamples,
+} from './openapi-examples';
 
 export type OpenAPIDocument = OpenAPIV3.Document;
 export type SchemaObject = OpenAPIV3.SchemaObject;
@@ -147,12 +156,14 @@ export const GROUP_ROW_SCHEMA: SchemaObject = {
  *   named in it as arrays with their `<name>@count`);
  * - `<Object>Create`: what a create sends (writable fields; required fields without a default are required);
  * - `<Object>Update`: what an update sends (writable fields, all optional; a required field cannot be set to null).
- * `relations`: the object's relations (relationsOf); `objects`: the names with schemas, which expansions may reference.
+ * `relations`: the object's relations (relationsOf); `objects`: the names with schemas, which expansions may reference;
+ * `ids`: record ids the create example's lookups may name.
  */
 export function objectSchemas(
   def: ObjectDefinition,
   relations: readonly Relation[] = [],
   objects: ReadonlySet<string> = new Set([def.name]),
+  ids?: ExampleIds,
 ): Record<string, SchemaObject> {
   const names = objectSchemaNames(def.name);
   // A reader a permission entry hides a field from never gets it, required or not.
@@ -205,7 +216,7 @@ export function objectSchemas(
       additionalProperties: false,
       ...(createRequired.length ? { required: createRequired } : {}),
       properties: input,
-      example: createExample(def),
+      example: createExample(def, ids),
     },
     [names.update]: {
       type: 'object',
@@ -219,7 +230,7 @@ export function objectSchemas(
 }
 
 /** Every object's schemas and the shared ones (Error, PageMeta, GroupRow): the components a document's taps reference. */
-export function documentSchemas(objects: readonly ObjectDefinition[]): Record<string, SchemaObject> {
+export function documentSchemas(objects: readonly ObjectDefinition[], ids?: ExampleIds): Record<string, SchemaObject> {
   const names = new Set(objects.map((o) => o.name));
   const relations = relationsOf(objects);
   const schemas: Record<string, SchemaObject> = {
@@ -227,7 +238,7 @@ export function documentSchemas(objects: readonly ObjectDefinition[]): Record<st
     PageMeta: structuredClone(PAGE_META_SCHEMA),
     [GROUP_ROW]: structuredClone(GROUP_ROW_SCHEMA),
   };
-  for (const def of objects) Object.assign(schemas, objectSchemas(def, relations.get(def.name), names));
+  for (const def of objects) Object.assign(schemas, objectSchemas(def, relations.get(def.name), names, ids));
   return schemas;
 }
 

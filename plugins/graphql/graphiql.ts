@@ -3,15 +3,21 @@
  * that loads GraphiQL (graphiql 3.x's UMD bundle, which expects React 18 as the globals `React` and
  * `ReactDOM`) and React from the installed npm packages, served under `{path}/graphiql/`, plus a
  * small initializer script (a file, not an inline script) pointing GraphiQL at the endpoint on the
- * same origin. Nothing is fetched from another origin; the page's Content-Security-Policy says so
- * to the browser. GraphiQL's stylesheet embeds its fonts as data: URIs.
+ * same origin, its subscriptions at the same endpoint with the ws scheme. A bar above GraphiQL
+ * takes an API key or a Bearer token, kept for the tab's session (sessionStorage) and sent on every
+ * request and in the subscriptions' connection_init. Nothing is fetched from another origin; the
+ * page's Content-Security-Policy says so to the browser. GraphiQL's stylesheet embeds its fonts as
+ * data: URIs.
  */
 import { dirname, join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { CREDENTIALS_FORM, graphiqlInitializer, PAGE_CSS } from './graphiql-init';
 
 export interface GraphiQLOptions {
   /** The page title; default 'GraphiQL'. */
   title?: string;
+  /** Whether the endpoint serves subscriptions over graphql-ws (GraphiQL then runs them there); default true. */
+  subscriptions?: boolean;
 }
 
 /** Under `{path}/graphiql/`. */
@@ -71,7 +77,7 @@ export function mountGraphiQL(router: Router, path: string, options: GraphiQLOpt
   const endpoint = path === '/' ? '/' : path.replace(/\/+$/, '');
   const assetBase = `${endpoint === '/' ? '' : endpoint}/${GRAPHIQL_ASSET_DIR}`;
   const page = graphiqlPage(options.title ?? 'GraphiQL', assetBase);
-  const init = graphiqlInitializer(endpoint);
+  const init = graphiqlInitializer(endpoint, options.subscriptions ?? true);
   const files = GRAPHIQL_ASSETS.map((a) => ({
     ...a,
     root: join(packageDir(a.pkg), dirname(a.file)),
@@ -135,28 +141,13 @@ export function graphiqlPage(title: string, assetBase: string): string {
 ${styles}  <link rel="stylesheet" href="${asset(GRAPHIQL_PAGE_CSS)}">
 </head>
 <body>
-  <div id="graphiql">Loading GraphiQL…</div>
+${CREDENTIALS_FORM}  <div id="graphiql">Loading GraphiQL…</div>
   <noscript>GraphiQL needs JavaScript. The endpoint also answers POST {query, variables} and GET ?query=.</noscript>
 ${scripts}  <script src="${asset(GRAPHIQL_INITIALIZER)}"></script>
 </body>
 </html>
 `;
 }
-
-/** The initializer: GraphiQL on the endpoint (same origin, so cookies go along), in a React 18 root. */
-export function graphiqlInitializer(endpoint: string): string {
-  return `(function () {
-  'use strict';
-  var fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
-  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultEditorToolsVisibility: true }));
-})();
-`;
-}
-
-const PAGE_CSS = `html, body { height: 100%; margin: 0; overflow: hidden; }
-#graphiql { height: 100vh; }
-`;
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -174,7 +174,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
       // The IDE page needs no identity: on the public router, before the endpoint (it passes on
       // whatever is not a browser's GET).
       k.hooks.publicRoutes.tap('graphql', (router) => {
-        if (settings.port === undefined) mountGraphiQL(router, endpoint);
+        if (settings.port === undefined) mountGraphiQL(router, endpoint, { subscriptions: settings.enableSubscriptions });
       });
       k.hooks.routes.tap('graphql', (router) => {
         // endpoint is plain path segments (routePrefix): safe in an express path.

@@ -55,16 +55,59 @@ export function docsPage(title: string, assetBase: string): string {
 `;
 }
 
-/** The initializer script: Swagger UI on the document, no online validator, no standalone top bar. */
+/**
+ * The initializer script: Swagger UI on the document, no online validator, no standalone top bar.
+ * What "Authorize" is given lasts for the tab's session: kept in sessionStorage and restored when
+ * the page is opened again in that tab, never written to localStorage (where Swagger UI's own
+ * `persistAuthorization` would keep it after the browser closes).
+ */
 export function initializerScript(documentPath: string): string {
-  return `window.ui = SwaggerUIBundle({
-  url: ${JSON.stringify(documentPath)},
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  validatorUrl: null,
-  presets: [SwaggerUIBundle.presets.apis],
-  layout: 'BaseLayout',
-});
+  return `(function () {
+  'use strict';
+  var KEY = 'objectql:swagger-ui:authorized';
+  function saved() {
+    try {
+      var value = JSON.parse(sessionStorage.getItem(KEY) || 'null');
+      return value && typeof value === 'object' ? value : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function keep(system) {
+    try {
+      var authorized = system.authSelectors.authorized().toJS();
+      if (Object.keys(authorized).length) sessionStorage.setItem(KEY, JSON.stringify(authorized));
+      else sessionStorage.removeItem(KEY);
+    } catch (e) {
+      // Storage refused (a private window): the authorization lasts until the page is left.
+    }
+  }
+  function SessionAuthorization() {
+    var after = function (original, system) {
+      return function (payload) {
+        var result = original(payload);
+        keep(system);
+        return result;
+      };
+    };
+    return {
+      statePlugins: { auth: { wrapActions: { authorize: after, logout: after } } },
+      afterLoad: function (system) {
+        var authorized = saved();
+        if (authorized) system.authActions.restoreAuthorization({ authorized: authorized });
+      },
+    };
+  }
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(documentPath)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+    plugins: [SessionAuthorization],
+    layout: 'BaseLayout',
+  });
+})();
 `;
 }
 

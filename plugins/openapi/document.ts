@@ -9,6 +9,7 @@ import {
   SECURITY_SCHEMES,
   documentSchemas,
   errorResponses,
+  type ExampleIds,
   objectSchemaNames,
   type OpenAPIDocument,
 } from '../../kernel/protocol';
@@ -37,10 +38,11 @@ const MALFORMED = {
   '431': { description: "INVALID_REQUEST: the request's headers are too large", content: errorResponses('INVALID_REQUEST')['400'].content },
 };
 
-export function baseDocument(settings: DocumentSettings, objects: readonly ObjectDefinition[]): OpenAPIDocument {
+/** `ids`: record ids the examples may name (the data files' records). */
+export function baseDocument(settings: DocumentSettings, objects: readonly ObjectDefinition[], ids?: ExampleIds): OpenAPIDocument {
   const clashes = schemaNameClashes(objects);
   if (clashes.length) throw new Error(`OpenAPI schema names clash: ${clashes.join('; ')}`);
-  const schemas = documentSchemas(objects);
+  const schemas = documentSchemas(objects, ids);
   const security = [...Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })), ...(settings.anonymous ? [{}] : [])];
   return {
     openapi: OPENAPI_VERSION,

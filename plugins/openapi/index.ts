@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Request, Response } from 'express';
 import { definePlugin, PluginError, type Kernel } from '../../kernel';
+import { dataFileIds } from '../../kernel/protocol';
 import { DocumentCache } from './cache';
 import { baseDocument, OPENAPI_VERSION, schemaNameClashes, type DocumentSettings } from './document';
 import { DOCS_ASSETS, DOCS_CSP, docsPage, INITIALIZER, initializerScript } from './docs-page';
@@ -55,7 +56,7 @@ export default definePlugin((options: OpenApiOptions = {}) => {
         };
         const cache = new DocumentCache(
           () => kernel.registry.revision,
-          () => kernel.hooks.openapi.call(baseDocument(document, kernel.registry.objects())),
+          () => kernel.hooks.openapi.call(baseDocument(document, kernel.registry.objects(), dataFileIds(kernel.registry))),
         );
         const { documentPath, docsPath, title } = document;
         const assetBase = docsPath === '/' ? '' : docsPath;

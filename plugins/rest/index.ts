@@ -1,7 +1,7 @@
 /** The REST protocol: the spec's REST table (docs/spec.md, "REST style API") under `{path}` (default `routes.data`, under the instance's basePath). */
 import type { Request, Response } from 'express';
 import { definePlugin, parsePluginOptions, type Kernel } from '../../kernel';
-import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
+import { assertJsonBody, dataFileIds, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import { executeRest, type RestRoute } from './mapping';
 import { restPaths } from './openapi';
 import { LIST_PARAMS } from './query';
@@ -65,7 +65,10 @@ export default definePlugin((options: RouteOptions = {}) => {
       k.hooks.routes.tap('rest', (router) => {
         for (const [method, path, route] of ROUTES) router[method](base + path, (req, res) => handle(route, req, res));
       });
-      k.hooks.openapi.tap('rest', (doc) => ({ ...doc, paths: { ...doc.paths, ...restPaths(k.registry.objects(), base) } }));
+      k.hooks.openapi.tap('rest', (doc) => ({
+        ...doc,
+        paths: { ...doc.paths, ...restPaths(k.registry.objects(), base, dataFileIds(k.registry)) },
+      }));
     },
   };
 });

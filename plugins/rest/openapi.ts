@@ -8,10 +8,13 @@ import { relationsOf, type ObjectDefinition } from '../../kernel';
 import {
   GROUP_ROW,
   errorResponses,
+  exampleId,
   listExamples,
+  updateExample,
   objectSchemaNames,
   schemaRef,
   type OpenAPIDocument,
+  type ExampleIds,
   type ReferenceObject,
   type SchemaObject,
 } from '../../kernel/protocol';
@@ -113,8 +116,12 @@ function listParameters(def: ObjectDefinition, relations: readonly string[]): { 
 }
 const ID: Parameter = { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } };
 
-/** Every REST path of every object, under the data prefix. */
-export function restPaths(objects: ObjectDefinition[], prefix: string): OpenAPIDocument['paths'] {
+/**
+ * Every REST path of every object, under the data prefix. `ids`: record ids the examples may name
+ * (a get or an update of a known record; a delete's id is left to the reader, so that trying it out
+ * deletes nothing by accident).
+ */
+export function restPaths(objects: ObjectDefinition[], prefix: string, ids?: ExampleIds): OpenAPIDocument['paths'] {
   const paths: OpenAPIDocument['paths'] = {};
   const relations = relationsOf(objects);
   for (const def of objects)
@@ -124,13 +131,17 @@ export function restPaths(objects: ObjectDefinition[], prefix: string): OpenAPID
         def,
         prefix,
         (relations.get(def.name) ?? []).map((r) => r.name),
+        ids,
       ),
     );
   return paths;
 }
 
-function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly string[]): OpenAPIDocument['paths'] {
+function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly string[], ids?: ExampleIds): OpenAPIDocument['paths'] {
   const names = objectSchemaNames(def.name);
+  const knownId: Parameter = { ...ID, example: exampleId(def.name, ids) };
+  // Matches nothing unless replaced, so that trying a bulk operation out changes nothing by accident.
+  const noRecord = { id: exampleId(def.name) };
   const tags = [def.label || def.name];
   const base = `${prefix}/${def.name}`;
   const parameters = listParameters(def, relations);
@@ -150,7 +161,11 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
     ...more,
     responses,
   });
-  const body = (schema: SchemaObject | ReferenceObject, description: string) => ({ required: true, description, content: json(schema) });
+  const body = (schema: SchemaObject | ReferenceObject, description: string, example?: unknown) => ({
+    required: true,
+    description,
+    content: example === undefined ? json(schema) : { 'application/json': { schema, example } },
+  });
 
   const update = op(
     'update',
@@ -159,7 +174,7 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
       200: { description: 'The changed fields with id, updated_at and @type', content: json(read) },
       ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
     },
-    { parameters: [ID], requestBody: body(schemaRef(names.update), 'Field values to change') },
+    { parameters: [knownId], requestBody: body(schemaRef(names.update), 'Field values to change') },
   );
 
   return {
@@ -228,7 +243,7 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
           200: { description: 'The record with @type (limited by fields, with expanded relations)', content: json(read) },
           ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
         },
-        { parameters: [ID, ...parameters.record] },
+        { parameters: [knownId, ...parameters.record] },
       ),
       put: update,
       patch: { ...update, operationId: `rest_patch_${def.name}`, summary: `Update a ${def.label} (same as PUT)` },
@@ -262,6 +277,7 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
               properties: { filters: FILTERS, data: schemaRef(names.update) },
             },
             '{filters, data}',
+            { filters: noRecord, data: updateExample(def) },
           ),
         },
       ),
@@ -278,6 +294,7 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
           requestBody: body(
             { type: 'object', required: ['filters'], additionalProperties: false, properties: { filters: FILTERS } },
             '{filters}',
+            { filters: noRecord },
           ),
         },
       ),

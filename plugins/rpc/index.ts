@@ -1,7 +1,7 @@
 /** The JSON-RPC protocol: `POST {path}` (default `routes.rpc`, under the instance's basePath) with {op, object, args}. */
 import type { Request, Response } from 'express';
 import { definePlugin, isAnonymous, parsePluginOptions, type Kernel } from '../../kernel';
-import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
+import { assertJsonBody, dataFileIds, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import { executeRpc, parseRpcRequest, RPC_OPS } from './mapping';
 import { addRpcPaths } from './openapi';
 
@@ -35,7 +35,7 @@ export default definePlugin((options: RouteOptions = {}) => {
         ...list,
         { plugin: 'rpc', protocol: 'json-rpc', routes: [`POST ${path}`], ops: [...RPC_OPS] },
       ]);
-      k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, k.registry.objects(), k.config.limits));
+      k.hooks.openapi.tap('rpc', (doc) => addRpcPaths(doc, path, k.registry.objects(), k.config.limits, dataFileIds(k.registry)));
       k.hooks.routes.tap('rpc', (router) => {
         router.post(path, handle);
       });

@@ -10,10 +10,12 @@ import {
   createExample,
   deniedFields,
   errorResponses,
+  exampleId,
   listExamples,
   objectSchemaNames,
   schemaName,
   schemaRef,
+  type ExampleIds,
   type OpenAPIDocument,
   type ReferenceObject,
   type SchemaObject,
@@ -32,11 +34,13 @@ export function rpcSchemaName(op: RpcOp, suffix: 'Request' | 'Args'): string {
   return `Rpc${op[0].toUpperCase()}${op.slice(1)}${suffix}`;
 }
 
+/** `ids`: record ids the request examples may name (findOne, create's lookups). */
 export function addRpcPaths(
   doc: OpenAPIDocument,
   path: string,
   objects: readonly ObjectDefinition[],
   limits: ResolvedConfig['limits'],
+  ids?: ExampleIds,
 ): OpenAPIDocument {
   const schemas = { ...sharedSchemas(objects), ...argsSchemas(limits), ...requestSchemas(objects, limits), ...responseSchemas(objects) };
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } };
@@ -51,7 +55,7 @@ export function addRpcPaths(
         'The request names the operation (`op`), the target object (`object`) and its arguments (`args`); see RpcRequest for the arguments of each op ' +
         'and the `<Object>Create` / `<Object>Update` schemas for the fields of each object. Bulk operations (createMany, updateMany, deleteMany) go record by ' +
         'record and are not atomic: failed items are listed in `errors`.',
-      requestBody: { required: true, content: { 'application/json': { schema: ref('RpcRequest'), ...examples(objects) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref('RpcRequest'), ...examples(objects, ids) } } },
       responses: {
         '200': {
           description:
@@ -339,8 +343,15 @@ function responseSchemas(objects: readonly ObjectDefinition[]): Record<string, S
   };
 }
 
-/** Request examples on the first object, for the API reference's "try it out": each names only that object's fields. */
-function examples(objects: readonly ObjectDefinition[]): { examples?: Record<string, { summary: string; value: unknown }> } {
+/**
+ * Request examples on the first object, for the API reference's "try it out": each names only that
+ * object's fields. findOne names a known record; delete a placeholder, so that trying it out deletes
+ * nothing by accident.
+ */
+function examples(
+  objects: readonly ObjectDefinition[],
+  ids?: ExampleIds,
+): { examples?: Record<string, { summary: string; value: unknown }> } {
   const def = objects[0];
   if (!def) return {};
   const object = def.name;
@@ -354,14 +365,17 @@ function examples(objects: readonly ObjectDefinition[]): { examples?: Record<str
   return {
     examples: {
       find: { summary: `find: first 10 ${object} records`, value: { op: 'find', object, args: { fields: ['id', ...fields], top: 10 } } },
-      findOne: { summary: `findOne: a ${object} record by id`, value: { op: 'findOne', object, args: 'some-id' } },
+      findOne: { summary: `findOne: a ${object} record by id`, value: { op: 'findOne', object, args: exampleId(object, ids) } },
       count: { summary: `count: all ${object} records`, value: { op: 'count', object, args: {} } },
       aggregate: {
         summary: `find with aggregate: ${object} totals${list.groupBy ? ` per ${list.groupBy}` : ''}`,
         value: { op: 'find', object, args: { ...(list.groupBy ? { groupBy: [list.groupBy] } : {}), aggregate } },
       },
-      create: { summary: `create: a ${object} record (its required fields)`, value: { op: 'create', object, args: createExample(def) } },
-      delete: { summary: `delete: a ${object} record by id`, value: { op: 'delete', object, args: { id: 'some-id' } } },
+      create: {
+        summary: `create: a ${object} record (its required fields)`,
+        value: { op: 'create', object, args: createExample(def, ids) },
+      },
+      delete: { summary: `delete: a ${object} record by id`, value: { op: 'delete', object, args: { id: exampleId(object) } } },
     },
   };
 }

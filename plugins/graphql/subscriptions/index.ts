@@ -14,9 +14,9 @@
  *   it (too many: closed with 4429), each subscription against the connection and the user (too
  *   many: an error message for that subscription id), and message rate, outgoing buffer and
  *   heartbeat as for every WebSocket (socket.ts).
- * - Identity: the `authorization` connection parameter ("Bearer <token>") goes through the
- *   kernel's `authenticate` hook as an Authorization header; nothing else of the upgrade request
- *   is used (no cookies: a page of another site could open the socket with them). A credential
+ * - Identity: the credentials of the connection_init payload (`authorization`, `x-api-key`, any
+ *   letter case), else those of the upgrade request (Authorization, X-API-Key, Cookie), go through
+ *   the kernel's `authenticate` hook as headers (credentials.ts). A credential
  *   that is refused, or none where authentication is required, closes the socket with 4403
  *   Forbidden (graphql-ws's code for a refused connection_init); it counts against the caller's
  *   rate limit like a failed login over HTTP, and once that is spent the socket is closed with
@@ -48,6 +48,7 @@ import { operationOf } from '../document';
 import { formatError } from '../errors';
 import type { ResolverMap, SchemaContribution } from '../schema';
 import { selectedFields } from '../selection';
+import { connectionCredentials } from './credentials';
 import { RecordFeed } from './feed';
 import { EVENT_KINDS, subscriptionNames, subscriptionSdl } from './sdl';
 import { serveSocket, type SocketExtra } from './socket';
@@ -233,20 +234,17 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
 }
 
 /**
- * The identity of a connection, from its `authorization` connection parameter only (not the
- * upgrade request's headers), counted by the rate limiter like a login over HTTP; or the refusal.
+ * The identity of a connection, from its connection parameters or else its upgrade request's
+ * headers (credentials.ts), counted by the rate limiter like a login over HTTP; or the refusal.
  */
 async function authenticate(
   kernel: Kernel,
   params: Readonly<Record<string, unknown>> | undefined,
   request: IncomingMessage,
 ): Promise<{ user: User | undefined } | { refused: ObjectQLError }> {
-  const authorization = params?.authorization ?? params?.Authorization;
-  if (authorization !== undefined && authorization !== null && typeof authorization !== 'string') {
-    return { refused: new ObjectQLError('UNAUTHORIZED', "The 'authorization' connection parameter must be a string") };
-  }
-  // Only the connection parameter is a credential here, not the upgrade request's headers.
-  const outcome = await authenticateSocket(kernel, request, typeof authorization === 'string' ? { authorization } : {});
+  const found = connectionCredentials(params, request);
+  if ('problem' in found) return { refused: new ObjectQLError('UNAUTHORIZED', found.problem) };
+  const outcome = await authenticateSocket(kernel, request, found.credentials);
   if ('refused' in outcome) kernel.logger.debug({ err: outcome.refused }, 'GraphQL WebSocket connection refused');
   return outcome;
 }

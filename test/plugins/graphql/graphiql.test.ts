@@ -112,7 +112,8 @@ describe('GraphiQL page', () => {
       'objectql-graphiql-init.js',
     ]);
     const init = await (await fetch(`${base}${PATH}/graphiql/objectql-graphiql-init.js`)).text();
-    expect(init).to.include('GraphiQL.createFetcher({ url: "/api/graphql" })');
+    expect(init).to.include('GraphiQL.createFetcher({').and.include('url: "/api/graphql",');
+    expect(init).to.include('\'ws://\') + location.host + "/api/graphql"');
     expect(init).to.include('ReactDOM.createRoot');
   });
 
@@ -155,7 +156,7 @@ describe('GraphiQL page', () => {
       const html = await (await fetch(`${at}/gql`, { headers: { accept: 'text/html' } })).text();
       expect(html).to.include('<title>GraphiQL</title>').and.include('src="/gql/graphiql/graphiql.min.js"');
       expect((await fetch(`${at}/gql/graphiql/graphiql.min.css`)).status).to.equal(200);
-      expect(await (await fetch(`${at}/gql/graphiql/objectql-graphiql-init.js`)).text()).to.include('{ url: "/gql" }');
+      expect(await (await fetch(`${at}/gql/graphiql/objectql-graphiql-init.js`)).text()).to.include('url: "/gql",');
     } finally {
       s.closeAllConnections();
       await new Promise((resolve) => s.close(resolve));
