@@ -23,6 +23,7 @@ describe('landing page in a headless browser', function () {
 
   it('lists the doors as links, and its API reference link opens the reference', async () => {
     await page!.goto(`${s!.url}/`);
+    await page!.screenshot('landing-page');
     const links = await page!.evaluate<string[]>("[...document.querySelectorAll('a')].map((a) => a.getAttribute('href'))");
     expect(links).to.include.members(['/api/objectql/docs', '/api/graphql', '/odata', '/odata/$metadata', '/health']);
     // The inline style applies: the CSP's hash matches it.

@@ -107,6 +107,7 @@ describe('GraphiQL in a headless browser, authenticated from the page', function
     await run('{ projectList(sort: "name") { name owner } }');
     const body = await response((b) => b.data || b.errors, 'the query');
     expect(body).to.deep.equal({ data: { projectList: ALICE_PROJECTS.map((name) => ({ name, owner: 'alice' })) } });
+    await page!.screenshot('graphiql-query');
   });
 
   it('keeps the key for the tab (sessionStorage, not localStorage) and sends it again after a reload', async () => {
@@ -140,6 +141,7 @@ describe('GraphiQL in a headless browser, authenticated from the page', function
     // Alice hears of hers only.
     const event = await response((b) => b.data?.projectCreated, 'the subscription event');
     expect(event).to.deep.equal({ data: { projectCreated: { name: 'Made for alice', owner: 'alice' } } });
+    await page!.screenshot('graphiql-subscription');
     await page!.evaluate("document.querySelector('.graphiql-execute-button').click()"); // stop
   });
 

@@ -165,6 +165,7 @@ describe('API reference "Try it out" in a headless browser, authorized with an A
       })()`);
       seen[object].count = await execute(rpc);
     }
+    await page!.screenshot('swagger-ui-try-it-out');
     expect(seen).to.deep.equal(expected);
   });
 });
