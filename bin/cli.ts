@@ -7,6 +7,7 @@ import { hashApiKey } from '../plugins/auth/api-keys';
 import { generate, GENERATE_HELP, GENERATE_USAGE } from './generate';
 import { init, INIT_HELP, INIT_USAGE } from './init';
 import { transfer, TRANSFER_HELP, TRANSFER_USAGE } from './transfer';
+import { migrate, MIGRATE_HELP, MIGRATE_USAGE } from './migrate';
 import { startupBanner, wantsBanner } from './banner';
 import { explainStartupFailure } from './startup-failure';
 import { dev } from './dev';
@@ -14,14 +15,14 @@ import { dev } from './dev';
 const USAGE = `Usage: objectql serve [--config FILE] [--port N]
        objectql dev [--config FILE] [--port N]
        objectql hash-key [KEY]
-${INIT_USAGE}${GENERATE_USAGE}${TRANSFER_USAGE}
+${INIT_USAGE}${GENERATE_USAGE}${TRANSFER_USAGE}${MIGRATE_USAGE}
   --config FILE  objectql.config.(ts|js|mjs|json|yml); default ./objectql.config.ts
   --port N       port to listen on (also PORT); overrides the config's port
   dev            serves like serve, with a readable log, and reloads when the config or a
                  metadata file changes (docs/dev-mode.md); NODE_ENV defaults to development
   hash-key KEY   prints sha256:<hex>, the keyHash of an auth plugin API key; reads the key from
                  stdin when KEY is not given (keeps it out of the shell history)
-${INIT_HELP}${GENERATE_HELP}${TRANSFER_HELP}`;
+${INIT_HELP}${GENERATE_HELP}${TRANSFER_HELP}${MIGRATE_HELP}`;
 
 const DEFAULT_CONFIGS = ['objectql.config.ts', 'objectql.config.js', 'objectql.config.mjs', 'objectql.config.json', 'objectql.config.yml'];
 
@@ -30,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'init') return init(argv.slice(1));
   if (argv[0] === 'generate') return generate(argv.slice(1), defaultConfig);
   if (argv[0] === 'import' || argv[0] === 'export') return transfer(argv[0], argv.slice(1), defaultConfig);
+  if (argv[0] === 'migrate') return migrate(argv.slice(1), defaultConfig);
   let parsed;
   try {
     parsed = parseArgs({

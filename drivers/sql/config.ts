@@ -10,7 +10,9 @@
  *                keepAliveMillis, busyMillis}   (connection-guard.ts: defaults and meaning),
  *    statementCacheSize?: number   (compiled statements kept per datasource and prepared ones
  *                                   per SQLite or PostgreSQL connection, default 500; 0 turns
- *                                   the cache off)}
+ *                                   the cache off),
+ *    schemaSync?: 'auto' | 'off'   (start-up: extend the tables, the default; or change nothing and
+ *                                   refuse to start when the database is behind, docs/migrations.md)}
  *
  * Unknown keys and wrong shapes stop start-up with a message naming the datasource and the key.
  */
@@ -24,9 +26,13 @@ import { DEFAULT_SQL_TIMEOUTS, type SqlTimeouts } from './connection-guard';
 /** A datasource's options: what the dialect reads, and the limits the connection guard applies. */
 export interface SqlDatasourceOptions extends SqlOptions {
   timeouts: SqlTimeouts;
+  schemaSync?: SchemaSyncMode;
 }
 
-const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath', 'timeouts', 'statementCacheSize']);
+export const SCHEMA_SYNC_MODES = ['auto', 'off'] as const;
+export type SchemaSyncMode = (typeof SCHEMA_SYNC_MODES)[number];
+
+const KEYS = new Set(['driver', 'client', 'connection', 'pool', 'searchPath', 'timeouts', 'statementCacheSize', 'schemaSync']);
 const POOL_KEYS = new Set([
   'min',
   'max',
@@ -68,6 +74,14 @@ export function parseSqlConfig(name: string, config: DatasourceConfig, baseDir: 
     if (typeof size !== 'number' || !Number.isInteger(size) || size < 0)
       throw fail("'statementCacheSize' must be a non-negative integer (0 turns the statement cache off)");
     options.statementCacheSize = size;
+  }
+
+  if (config.schemaSync !== undefined) {
+    if (!SCHEMA_SYNC_MODES.includes(config.schemaSync as SchemaSyncMode))
+      throw fail(
+        `'schemaSync' must be one of ${SCHEMA_SYNC_MODES.map((m) => `'${m}'`).join(', ')} (got ${JSON.stringify(config.schemaSync)})`,
+      );
+    options.schemaSync = config.schemaSync as SchemaSyncMode;
   }
 
   if (config.searchPath !== undefined) {

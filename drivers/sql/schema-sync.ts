@@ -1,6 +1,7 @@
 /**
  * Schema sync at start-up, additive only: a new object gets its table, a new field its column
- * (nullable: `required` is the engine's business), a new index is created. Nothing is ever
+ * (nullable: `required` is the engine's business), a new index is created; a field declaring
+ * `renamed_from` gets the old column, renamed with its values. Nothing is ever
  * dropped, and only one kind of column is altered: a decimal field's floating-point (or too
  * narrow decimal) column becomes its decimal type when every stored value fits exactly, a
  * conversion that keeps each value's digits (otherwise it stays, with a warning; docs/adr/0035).
@@ -36,6 +37,18 @@ export async function syncSchema(ctx: SyncContext, objects: ObjectDefinition[]):
   return out;
 }
 
+/** The objects' table infos without changing anything (`schemaSync: 'off'`, once the schema is known current). */
+export async function describeTables(ctx: SyncContext, objects: ObjectDefinition[]): Promise<TableInfo[]> {
+  const out: TableInfo[] = [];
+  for (const def of objects) {
+    checkScales(ctx, def);
+    const info = tableInfo(def, ctx.dialect);
+    await readDecimalColumns(ctx, info);
+    out.push(info);
+  }
+  return out;
+}
+
 /** A decimal column holds at most 30 decimals on MySQL: the same rule on every engine, so a config works on all. */
 function checkScales(ctx: SyncContext, def: ObjectDefinition): void {
   for (const [name, field] of Object.entries(def.fields)) {
@@ -66,7 +79,7 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
       if (!(await knex.schema.hasTable(info.table))) throw failed(ctx, info, 'cannot create its table', err);
     }
   }
-  const existing = await knex(info.table).columnInfo();
+  const existing = await renameColumns(ctx, info, await knex(info.table).columnInfo());
   const missing: string[] = [];
   for (const column of info.columns.slice(1)) {
     const current = existing[column];
@@ -82,7 +95,8 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
       throw new PluginError(
         `Cannot sync object '${info.object}' on datasource '${ctx.datasource}': field '${column}' changed type: ` +
           `its column '${info.table}.${column}' has type '${current.type}' (${have ?? 'unknown'} values), the field is now ${newType} (${need} values). ` +
-          'The driver never converts or drops stored data: migrate the column by hand, or give the field a new name.',
+          'Start-up never converts or drops stored data: `objectql migrate plan` shows the change and `objectql migrate apply` converts it, ' +
+          'or migrate the column by hand, or give the field a new name.',
       );
     }
   }
@@ -96,8 +110,46 @@ async function syncTable(ctx: SyncContext, info: TableInfo): Promise<void> {
       throw failed(ctx, info, `cannot add column(s) ${missing.join(', ')}`, err);
     }
     ctx.logger.info({ object: info.object, columns: missing }, 'sql: added columns');
+    await warnEmptyRequired(ctx, info, missing);
   }
   await readDecimalColumns(ctx, info);
+}
+
+/** Fields declaring `renamed_from` whose column is still under the old name: renamed, values kept. Returns the columns as they now are. */
+async function renameColumns(
+  ctx: SyncContext,
+  info: TableInfo,
+  existing: Record<string, Knex.ColumnInfo>,
+): Promise<Record<string, Knex.ColumnInfo>> {
+  const renames = info.columns.flatMap((column) => {
+    const from = info.field(column)?.renamed_from;
+    return from && !existing[column] && existing[from] ? [{ from, to: column }] : [];
+  });
+  if (renames.length === 0) return existing;
+  for (const { from, to } of renames) {
+    try {
+      await ctx.knex.raw('ALTER TABLE ?? RENAME COLUMN ?? TO ??', [info.table, from, to]);
+    } catch (err) {
+      throw failed(ctx, info, `cannot rename column '${from}' to '${to}'`, err);
+    }
+    ctx.logger.info({ object: info.object, from, to }, 'sql: renamed column');
+  }
+  return ctx.knex(info.table).columnInfo();
+}
+
+/** A required field just added to a table with records leaves them empty: said, with the command that fills them. */
+async function warnEmptyRequired(ctx: SyncContext, info: TableInfo, added: string[]): Promise<void> {
+  const required = added.filter((c) => info.field(c)?.required);
+  if (required.length === 0) return;
+  const [row] = await ctx.knex(info.table).count<Array<{ n: unknown }>>({ n: '*' });
+  const rows = Number(row?.n ?? 0);
+  if (rows === 0) return;
+  for (const column of required) {
+    ctx.logger.warn(
+      { object: info.object, field: column, records: rows },
+      `sql: required field ${info.object}.${column} was added to ${rows} record(s) that hold no value; fill them with \`objectql migrate apply --backfill ${info.object}.${column}=VALUE\``,
+    );
+  }
 }
 
 /** Remembers the decimal columns as they now are: writes are checked against them (never rounded). */
@@ -150,7 +202,7 @@ async function upgradeDecimals(ctx: SyncContext, info: TableInfo, existing: Reco
  * column); a number field in a decimal column; a decimal field in a floating-point column (which
  * upgradeDecimals converts when it can, and SQLite's storage for decimals).
  */
-function compatible(need: StorageFamily, have: StorageFamily | undefined): boolean {
+export function compatible(need: StorageFamily, have: StorageFamily | undefined): boolean {
   if (need === have) return true;
   const numeric = have === 'number' || have === 'decimal';
   return numeric && (need === 'integer' || need === 'number' || need === 'decimal');

@@ -23,7 +23,8 @@ import { countRows, encodeRow, selectRows, type Db } from './query-sql';
 import { ShapeParts } from './shape';
 import { DEFAULT_STATEMENT_CACHE_SIZE } from './statement-cache';
 import { Statements } from './statements';
-import { syncSchema } from './schema-sync';
+import { describeTables, syncSchema } from './schema-sync';
+import { checkSchemaCurrent } from './migrate/startup-check';
 import type { TableInfo } from './table-info';
 import { SqlTransaction } from './transaction';
 
@@ -158,12 +159,24 @@ export class SqlDatasource implements Datasource {
     }
   }
 
+  /**
+   * `schemaSync: 'auto'` (the default) extends the tables (schema-sync.ts); `'off'` changes nothing
+   * and refuses to start when the database is behind the metadata (migrate/startup-check.ts).
+   */
   async syncSchema(objects: ObjectDefinition[]): Promise<void> {
-    const db = this.db();
-    const infos = await this.guard!.forSchema(() =>
-      this.exclusive(() => syncSchema({ knex: db, dialect: this.dialect, datasource: this.name, logger: this.logger }, objects)),
-    );
+    const infos = await this.migrationSession(async (ctx) => {
+      const sync = { ...ctx, logger: this.logger };
+      if (this.options.schemaSync !== 'off') return syncSchema(sync, objects);
+      await checkSchemaCurrent(ctx, objects, this.logger);
+      return describeTables(sync, objects);
+    });
     for (const info of infos) this.tables.set(info.object, info);
+  }
+
+  /** Runs fn on the datasource's knex, holding the write lock, with schema-sync timeouts (start-up sync, `objectql migrate`). */
+  async migrationSession<T>(fn: (ctx: { knex: Knex; dialect: SqlDialect; datasource: string }) => Promise<T>): Promise<T> {
+    const db = this.db();
+    return this.guard!.forSchema(() => this.exclusive(() => fn({ knex: db, dialect: this.dialect, datasource: this.name })));
   }
 
   async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {

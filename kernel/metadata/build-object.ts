@@ -54,6 +54,7 @@ export function buildObject(name: string, content: unknown, file: string, outer:
     fields[fname] = normaliseField(fname, finput, at, report);
   }
   for (const f of systemFieldsLast()) fields[f.name] = f;
+  checkRenames(fields, report);
 
   const def: ObjectDefinition = {
     name,
@@ -96,6 +97,19 @@ export function buildObject(name: string, content: unknown, file: string, outer:
   }
 
   return { def, declaredActions, ruleNames };
+}
+
+/** A `renamed_from` may not name a field that still exists, nor the same former name as another field. */
+function checkRenames(fields: Record<string, FieldDefinition>, report: Report): void {
+  const claimed = new Map<string, string>();
+  for (const [fname, field] of Object.entries(fields)) {
+    const from = field.renamed_from;
+    if (from === undefined || from === fname) continue;
+    const at: PathSegment[] = ['fields', fname, 'renamed_from'];
+    if (fields[from]) report(at, `'${from}' is still a field of this object; a field renamed from it cannot keep both`);
+    else if (claimed.has(from)) report(at, `'${from}' is already the former name of field '${claimed.get(from)}'`);
+    else claimed.set(from, fname);
+  }
 }
 
 /** A rule under `fields.<f>.validations` names its field implicitly. */

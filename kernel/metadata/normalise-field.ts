@@ -90,6 +90,11 @@ export function normaliseField(name: string, input: FieldInput, base: PathSegmen
     else if (!NAME_PATTERN.test(input.related_name))
       report([...base, 'related_name'], 'must be a name: letters, digits and _ (not starting with a digit)');
   }
+  if (input.renamed_from !== undefined) {
+    if (!NAME_PATTERN.test(input.renamed_from))
+      report([...base, 'renamed_from'], 'must be a name: letters, digits and _ (not starting with a digit)');
+    else if (input.renamed_from === name) report([...base, 'renamed_from'], `names the field itself ('${name}')`);
+  }
   if (input.min_size !== undefined && input.max_size !== undefined && input.min_size > input.max_size) {
     report([...base, 'min_size'], `min_size (${input.min_size}) is greater than max_size (${input.max_size})`);
   }

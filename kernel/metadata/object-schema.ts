@@ -59,6 +59,8 @@ export const fieldSchema = z.preprocess(
     defaultValue: z.unknown().optional(),
     reference_to: str.min(1).optional(),
     related_name: str.min(1).optional(),
+    /** The field's former name: `objectql migrate` (and start-up's automatic sync) renames its column, keeping the values. */
+    renamed_from: str.min(1).optional(),
     min: num.optional(),
     max: num.optional(),
     min_length: count.optional(),

@@ -77,6 +77,8 @@ export interface FieldDefinition {
    * the object it points at (kernel/metadata/relations.ts); `<object>_by_<field>` when absent.
    */
   related_name?: string;
+  /** The field's former name: schema migrations rename its column instead of adding an empty one (docs/migrations.md). */
+  renamed_from?: string;
   min?: number;
   max?: number;
   min_length?: number;
