@@ -7,14 +7,11 @@
  * deletes anything.
  */
 import type { RecordChange } from '../../kernel';
-import { Mutex } from 'async-mutex';
 import { attachmentFields, fileIdsOf } from './attachments';
-import { refKey, type FileRecord } from './file-records';
+import { refKey } from './file-records';
 import type { FilesRuntime } from './runtime';
 
 export class OrphanCleanup {
-  /** Ref changes are read-modify-write of one record file: one at a time. */
-  private readonly lock = new Mutex();
   private timer?: NodeJS.Timeout;
   private running: Promise<unknown> = Promise.resolve();
 
@@ -27,27 +24,21 @@ export class OrphanCleanup {
       const before = fileIdsOf(change.type === 'created' ? undefined : change.previous?.[field.name], this.rt.storage);
       const after = fileIdsOf(change.type === 'deleted' ? undefined : change.record[field.name], this.rt.storage);
       const key = refKey({ object: change.object, id: change.id, field: field.name });
-      for (const id of after) if (!before.has(id)) await this.updateRefs(id, (refs) => refs.add(key));
-      for (const id of before) if (!after.has(id)) await this.updateRefs(id, (refs) => refs.delete(key));
+      for (const id of after) if (!before.has(id)) await this.rt.records.changeRef(id, key, 'add');
+      for (const id of before) {
+        if (after.has(id)) continue;
+        const counts = await this.rt.records.changeRef(id, key, 'remove');
+        if (counts && counts.before > 0 && counts.after === 0) await this.remove(id, 'no record holds it any more');
+      }
     }
   }
 
-  private updateRefs(id: string, change: (refs: Set<string>) => void): Promise<void> {
-    return this.lock.runExclusive(async () => {
-      const record = await this.rt.records.get(id);
-      if (!record) return;
-      const refs = new Set(record.refs);
-      const wasAttached = refs.size > 0;
-      change(refs);
-      if (wasAttached && refs.size === 0) await this.remove(record, 'no record holds it any more');
-      else await this.rt.records.save({ ...record, refs: [...refs] });
-    });
-  }
-
-  private async remove(record: FileRecord, why: string): Promise<void> {
-    await this.rt.storage.delete(record.id);
-    await this.rt.records.delete(record.id);
-    this.rt.kernel.logger.info({ file: record.id }, `files: deleted a file: ${why}`);
+  /** Deletes the file when its record is still unreferenced (the check and delete are one step of the store); whether it did. */
+  private async remove(id: string, why: string): Promise<boolean> {
+    if (!(await this.rt.records.deleteIfUnreferenced(id))) return false;
+    await this.rt.storage.delete(id);
+    this.rt.kernel.logger.info({ file: id }, `files: deleted a file: ${why}`);
+    return true;
   }
 
   /** Deletes the files never attached that are older than the TTL; returns how many. */
@@ -56,13 +47,7 @@ export class OrphanCleanup {
     let removed = 0;
     for await (const record of this.rt.records.all()) {
       if (record.refs.length > 0 || now - Date.parse(record.uploaded_at) < ttlMs) continue;
-      await this.lock.runExclusive(async () => {
-        const fresh = await this.rt.records.get(record.id);
-        if (fresh && fresh.refs.length === 0) {
-          await this.remove(fresh, 'never attached to a record');
-          removed++;
-        }
-      });
+      if (await this.remove(record.id, 'never attached to a record')) removed++;
     }
     return removed;
   }

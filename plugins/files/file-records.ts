@@ -9,6 +9,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Mutex } from 'async-mutex';
 import { isValidFileId } from './storage/types';
 
 export interface FileRecord {
@@ -41,10 +42,31 @@ export function parseRef(key: string): FileRef {
   return { object, id: rest.join('/'), field };
 }
 
+/** Where upload records live: a folder or memory (this file), or a datasource (datasource-records.ts). */
+export interface FileRecords {
+  open(): Promise<void>;
+  get(id: string): Promise<FileRecord | undefined>;
+  /** Stores the record of a new upload. */
+  save(record: FileRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Every record (for the sweep of files never attached). */
+  all(): AsyncGenerator<FileRecord>;
+  /**
+   * Adds or removes one ref, atomically against other writers (other instances too): resolves with
+   * how many refs the file had before and after, undefined when there is no such record.
+   */
+  changeRef(id: string, ref: string, op: 'add' | 'remove'): Promise<{ before: number; after: number } | undefined>;
+  /** Deletes the record when no ref holds it (checked and deleted as one step); whether it did. */
+  deleteIfUnreferenced(id: string): Promise<boolean>;
+  clear(): void;
+}
+
 /** Parsed records kept beside their file's identity, at most this many (oldest read dropped first). */
 const PARSED_CACHE_SIZE = 10_000;
 
-export class FileRecordStore {
+export class FileRecordStore implements FileRecords {
+  /** Ref changes are read-modify-write of one record: one at a time (instances sharing a folder are not serialised). */
+  private readonly lock = new Mutex();
   private readonly memory = new Map<string, FileRecord>();
   private readonly parsed = new Map<string, { version: string; record: FileRecord }>();
 
@@ -108,6 +130,28 @@ export class FileRecordStore {
       const record = await this.get(name.slice(0, -'.json'.length));
       if (record) yield record;
     }
+  }
+
+  changeRef(id: string, ref: string, op: 'add' | 'remove'): Promise<{ before: number; after: number } | undefined> {
+    return this.lock.runExclusive(async () => {
+      const record = await this.get(id);
+      if (!record) return undefined;
+      const refs = new Set(record.refs);
+      const before = refs.size;
+      if (op === 'add') refs.add(ref);
+      else refs.delete(ref);
+      if (refs.size !== before) await this.save({ ...record, refs: [...refs] });
+      return { before, after: refs.size };
+    });
+  }
+
+  deleteIfUnreferenced(id: string): Promise<boolean> {
+    return this.lock.runExclusive(async () => {
+      const record = await this.get(id);
+      if (!record || record.refs.length > 0) return false;
+      await this.delete(id);
+      return true;
+    });
   }
 
   clear(): void {

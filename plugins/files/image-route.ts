@@ -7,7 +7,8 @@ import { ObjectQLError } from '../../kernel';
 import { THUMBNAIL_NAMES, type ThumbnailName } from './attachments';
 import { notModified } from './http-cache';
 import type { ImageCache } from './image-cache';
-import { imageInput, THUMBNAIL_SIZES, resizeImage } from './images';
+import { withImageInput } from './image-input';
+import { THUMBNAIL_SIZES, resizeImage } from './images';
 import type { FilesRuntime } from './runtime';
 import { locate } from './stored-file';
 
@@ -27,7 +28,7 @@ export async function imageRoute(
   res: Response,
 ): Promise<void> {
   try {
-    const { record, id, mtime } = await locate(rt, req);
+    const { record, id, size, mtime } = await locate(rt, req);
     if (!record.type.startsWith('image/')) {
       throw new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${record.name}' is not an image`, { file: record.name, type: record.type });
     }
@@ -43,13 +44,14 @@ export async function imageRoute(
     const cacheKey = `${id}\n${etag}`;
     let out = cache.get(cacheKey);
     if (!out) {
-      const content = await imageInput(rt.storage, id);
-      if (!content) throw new ObjectQLError('FILE_NOT_FOUND', `File '${id}' not found`, { file: id });
-      try {
-        out = await resizeImage(content, box);
-      } catch {
-        throw new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${record.name}' is not a readable image`, { file: record.name });
-      }
+      // The stored size bounds the copy read from an object store (it was checked at upload).
+      const resized = await withImageInput(rt.storage, id, size, (input) =>
+        resizeImage(input, box).catch(() => {
+          throw new ObjectQLError('FILE_TYPE_NOT_ALLOWED', `File '${record.name}' is not a readable image`, { file: record.name });
+        }),
+      );
+      if (!resized) throw new ObjectQLError('FILE_NOT_FOUND', `File '${id}' not found`, { file: id });
+      out = resized;
       cache.set(cacheKey, out);
     }
     res.status(200).setHeader('Content-Type', out.contentType);

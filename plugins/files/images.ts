@@ -10,7 +10,6 @@
  */
 import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { ObjectQLError } from '../../kernel';
-import type { FileStorage } from './storage/types';
 
 async function sharp(input: Buffer | string, options?: SharpOptions): Promise<Sharp> {
   return (await import('sharp')).default(input, options);
@@ -73,18 +72,4 @@ export async function resizeImage(
   } catch {
     throw new ObjectQLError('FILE_VALIDATION_ERROR', 'File is not a readable image');
   }
-}
-
-/**
- * What sharp reads a stored image from: its path when the backend keeps it on disk (never loaded
- * into the process whole), else its content (memory and custom backends hold it whole anyway).
- */
-export async function imageInput(storage: FileStorage, id: string): Promise<Buffer | string | undefined> {
-  const path = storage.pathOf?.(id);
-  if (path) return path;
-  const stream = await storage.open(id);
-  if (!stream) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks);
 }

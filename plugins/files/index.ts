@@ -10,7 +10,8 @@ import { definePlugin, importModule, PluginError, type Kernel } from '../../kern
 import { checkAttachments } from './attach-check';
 import { OrphanCleanup } from './cleanup';
 import { download } from './download';
-import { FileRecordStore } from './file-records';
+import { DatasourceFileRecords } from './datasource-records';
+import { FileRecordStore, type FileRecords } from './file-records';
 import { ImageCache } from './image-cache';
 import { imageRoute } from './image-route';
 import { addFilesToDocument } from './openapi';
@@ -19,6 +20,7 @@ import type { FilesRuntime } from './runtime';
 import { adaptCustomStorage, isCustomStorageBackend, type CustomStorageBackend } from './storage/custom';
 import { LocalStorage } from './storage/local';
 import { MemoryStorage } from './storage/memory';
+import { S3Storage } from './storage/s3';
 import type { FileStorage } from './storage/types';
 import { uploadRoute } from './upload-route';
 
@@ -77,8 +79,14 @@ export default definePlugin((options: FilesOptions = {}) => {
     },
     async start() {
       const { storage, metadataDir } = await openStorage(kernel, settings, apiBase);
-      const records = new FileRecordStore(metadataDir);
-      await records.open();
+      let records: FileRecords;
+      try {
+        records = recordStore(kernel, settings, metadataDir);
+        await records.open();
+      } catch (err) {
+        await storage.close?.();
+        throw err;
+      }
       rt = { kernel, storage, records, settings, apiBase };
       cleanup = new OrphanCleanup(rt);
       cleanup.start();
@@ -106,7 +114,31 @@ async function openStorage(k: Kernel, settings: FilesSettings, apiBase: string):
     };
   }
   if (s.type === 'memory') return { storage: new MemoryStorage({ baseUrl: s.baseUrl ?? apiBase }), metadataDir };
+  if (s.type === 's3') {
+    const { type: _type, baseUrl, ...s3 } = s;
+    return { storage: new S3Storage({ ...s3, baseUrl: baseUrl ?? apiBase }), metadataDir };
+  }
   return { storage: adaptCustomStorage(await loadCustomBackend(k, s.module, s.options)), metadataDir };
+}
+
+/**
+ * The upload records: as `records` says, else in the datasource for s3 storage (every instance
+ * sees them), in a folder when there is one, else in memory.
+ */
+function recordStore(k: Kernel, settings: FilesSettings, metadataDir: string | undefined): FileRecords {
+  const kind = settings.records ?? (settings.storage.type === 's3' ? 'datasource' : metadataDir ? 'folder' : 'memory');
+  if (kind === 'memory') return new FileRecordStore();
+  if (kind === 'folder') {
+    if (!metadataDir) throw new PluginError(`Plugin 'files': records: 'folder' needs metadataDir (or local storage)`);
+    return new FileRecordStore(metadataDir);
+  }
+  const datasources = k.resolve('datasources');
+  if (!datasources.names().includes(settings.recordsDatasource)) {
+    throw new PluginError(
+      `Plugin 'files': recordsDatasource: no datasource '${settings.recordsDatasource}' (configured: ${datasources.names().join(', ')})`,
+    );
+  }
+  return new DatasourceFileRecords(datasources.get(settings.recordsDatasource));
 }
 
 async function loadCustomBackend(

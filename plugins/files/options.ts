@@ -14,6 +14,25 @@ const customBackend = z.custom<CustomStorageBackend>(isCustomStorageBackend, {
 const storage = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('local'), baseDir: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }),
   z.strictObject({ type: z.literal('memory'), baseUrl: z.string().min(1).optional() }),
+  z
+    .strictObject({
+      type: z.literal('s3'),
+      bucket: z.string().min(3).max(63),
+      region: z.string().min(1).optional(),
+      /** An S3-compatible endpoint (MinIO, ...); absent: AWS S3 of `region`. */
+      endpoint: z.url().optional(),
+      forcePathStyle: z.boolean().optional(),
+      /** Key prefix of every stored file ("uploads/"). */
+      prefix: z.string().max(200).optional(),
+      /** Explicit credentials; absent: the SDK's standard chain (AWS_* environment, shared config, role). */
+      accessKeyId: z.string().min(1).optional(),
+      secretAccessKey: z.string().min(1).optional(),
+      baseUrl: z.string().min(1).optional(),
+    })
+    .refine((s) => (s.accessKeyId === undefined) === (s.secretAccessKey === undefined), {
+      message: 'accessKeyId and secretAccessKey go together: give both or neither',
+      path: ['accessKeyId'],
+    }),
   z.strictObject({
     type: z.literal('custom'),
     /** The backend, or a module (path relative to the config, or package) whose default export is one or a factory of one. */
@@ -33,6 +52,14 @@ const schema = z.strictObject({
   maxFiles: z.number().int().positive().max(1000).optional(),
   /** Seconds an upload may stay unattached to any record before it is deleted; 0 keeps it forever. */
   orphanTtl: z.number().nonnegative().optional(),
+  /**
+   * Where upload records are kept: 'folder' (`metadataDir`, default `{baseDir}/.objectql-meta`),
+   * 'memory', or 'datasource' (a table in `recordsDatasource`, seen by every instance). Default:
+   * 'folder' for local storage, 'datasource' for s3, else 'folder' when `metadataDir` is set, else memory.
+   */
+  records: z.enum(['datasource', 'folder', 'memory']).optional(),
+  /** The datasource of `records: 'datasource'` (default: 'default'). */
+  recordsDatasource: z.string().min(1).optional(),
   /** Where upload records are kept (default: `{baseDir}/.objectql-meta` for local storage, else memory). */
   metadataDir: z.string().min(1).optional(),
 });
@@ -46,6 +73,8 @@ export interface FilesSettings {
   maxFileSize: number;
   maxFiles: number;
   orphanTtl: number;
+  records?: 'datasource' | 'folder' | 'memory';
+  recordsDatasource: string;
   metadataDir?: string;
 }
 
@@ -57,6 +86,8 @@ export function parseOptions(input: unknown): FilesSettings {
     maxFileSize: parsed.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
     maxFiles: parsed.maxFiles ?? DEFAULT_MAX_FILES,
     orphanTtl: parsed.orphanTtl ?? DEFAULT_ORPHAN_TTL,
+    ...(parsed.records !== undefined ? { records: parsed.records } : {}),
+    recordsDatasource: parsed.recordsDatasource ?? 'default',
     ...(parsed.metadataDir !== undefined ? { metadataDir: parsed.metadataDir } : {}),
   };
 }

@@ -1,13 +1,13 @@
 /** What the parts of the files plugin share, one per kernel. */
 import type { Kernel, RequestContext } from '../../kernel';
-import type { FileRecordStore } from './file-records';
+import type { FileRecords } from './file-records';
 import type { FilesSettings } from './options';
 import type { FileStorage } from './storage/types';
 
 export interface FilesRuntime {
   kernel: Kernel;
   storage: FileStorage;
-  records: FileRecordStore;
+  records: FileRecords;
   settings: FilesSettings;
   /** Where thumbnails are served: SERVICE_BASE_URL, else the files route prefix. */
   apiBase: string;

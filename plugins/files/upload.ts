@@ -11,7 +11,8 @@ import { ObjectQLError, type FieldDefinition } from '../../kernel';
 import { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../../kernel/protocol';
 import type { FileStorage, StoredFile } from './storage/types';
 import { extensionsCompatible, mimeForExtension, sniffMime } from './sniff';
-import { imageInput, imageSize } from './images';
+import { withImageInput } from './image-input';
+import { imageSize } from './images';
 
 export const SNIFF_BYTES = 4100;
 
@@ -194,9 +195,7 @@ async function receiveFile(
   }
   const file: UploadedFile = { stored: result, name, type };
   if (type.startsWith('image/')) {
-    const size = await imageInput(handlers.storage, result.id)
-      .then((input) => (input ? imageSize(input) : undefined))
-      .catch(() => undefined);
+    const size = await withImageInput(handlers.storage, result.id, result.size, imageSize).catch(() => undefined);
     if (size) {
       file.width = size.width;
       file.height = size.height;

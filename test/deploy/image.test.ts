@@ -1,0 +1,122 @@
+/**
+ * The Dockerfile and the deploy config, without a Docker engine: the image runs what `npm start`
+ * runs, in production, as a non-root user, and checks a route the server serves; the deploy config
+ * with the compose file's variables (hosts swapped for this machine's services: a fresh PostgreSQL
+ * database, Redis, a local S3 server) starts and serves files.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { SignJWT } from 'jose';
+import knex from 'knex';
+import { loadConfigFile } from '../../kernel';
+import { startS3, type TestS3 } from '../helpers/s3-server';
+import { startServer, type TestServer } from '../helpers/server';
+import { needService, probeRedis, SERVICE_URLS } from '../helpers/services';
+import { compose, finalStage, interpolate, read, ROOT } from './deploy-files';
+
+const JWT_SECRET = 'a-deploy-test-secret-of-more-than-32-characters';
+
+describe('deploy: the image and its config', () => {
+  const stage = finalStage(read('Dockerfile'));
+  const all = (instruction: string) => stage.filter(([i]) => i === instruction).map(([, rest]) => rest);
+
+  it('runs what `npm start` runs, with NODE_ENV=production, as a non-root user', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    // `npm start` is `NODE_ENV=${NODE_ENV:-development} <command>`: the command without the variable.
+    const command = start.replace(/^NODE_ENV=\S+\s+/, '').split(/\s+/);
+    expect(JSON.parse(all('CMD').pop()!)).to.deep.equal(command);
+    expect(all('ENTRYPOINT')).to.deep.equal([]);
+    expect(all('ENV').join(' ')).to.match(/\bNODE_ENV=production\b/);
+    const user = all('USER').pop();
+    expect(user)
+      .to.be.a('string')
+      .and.not.match(/^(root|0)$/);
+  });
+
+  it('checks its health on a route the server serves', async () => {
+    const check = all('HEALTHCHECK').pop() ?? '';
+    const path = /'(\/health\/[a-z]+)'/.exec(check)?.[1];
+    expect(path, check).to.equal('/health/ready');
+    const s = await startServer();
+    try {
+      expect((await s.request('GET', path!)).status).to.equal(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  describe('the deploy config with the compose variables', () => {
+    let s3: TestS3 | undefined;
+    let server: TestServer | undefined;
+    let database: string | undefined;
+    const saved = new Map<string, string | undefined>();
+
+    before(async function () {
+      await needService(this, 'postgres', async (url) => {
+        const db = knex({ client: 'pg', connection: url });
+        try {
+          await db.raw('select 1');
+        } finally {
+          await db.destroy();
+        }
+      });
+      await needService(this, 'redis', probeRedis);
+      database = `objectql_deploy_${randomBytes(4).toString('hex')}`;
+      const admin = knex({ client: 'pg', connection: SERVICE_URLS.postgres! });
+      try {
+        await admin.raw('CREATE DATABASE ??', [database]);
+      } finally {
+        await admin.destroy();
+      }
+      s3 = await startS3('objectql');
+    });
+    after(async () => {
+      await server?.stop();
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await s3?.close();
+      if (database) {
+        const admin = knex({ client: 'pg', connection: SERVICE_URLS.postgres! });
+        try {
+          await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database]);
+        } finally {
+          await admin.destroy();
+        }
+      }
+    });
+
+    it('starts, is ready and serves files through the bucket and PostgreSQL', async () => {
+      const env = compose().services['objectql-1'].environment!;
+      const pg = new URL(SERVICE_URLS.postgres!);
+      pg.pathname = `/${database}`;
+      const here: Record<string, string> = {
+        DATABASE_URL: pg.toString(),
+        REDIS_URL: SERVICE_URLS.redis!,
+        S3_ENDPOINT: s3!.endpoint,
+        S3_ACCESS_KEY_ID: 'S3RVER',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+      };
+      for (const [name, value] of Object.entries(env))
+        process.env[name] = here[name] ?? interpolate(value, { OBJECTQL_JWT_SECRET: JWT_SECRET });
+      const config = await loadConfigFile(resolve(ROOT, 'deploy/objectql.config.ts'));
+      server = await startServer({ ...config, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+      expect((await server.request('GET', '/health/ready')).status).to.equal(200);
+      const token = await new SignJWT({ roles: ['manager'] })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('carol')
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(JWT_SECRET));
+      const form = new FormData();
+      form.append('file', new Blob(['deployed']), 'd.txt');
+      const auth = { authorization: `Bearer ${token}` };
+      const up = await fetch(`${server.url}/api/files/upload`, { method: 'POST', body: form, headers: auth });
+      const body = (await up.json()) as { data: { id: string } };
+      expect(up.status, JSON.stringify(body)).to.equal(200);
+      expect(await (await fetch(`${server.url}/api/files/${body.data.id}`, { headers: auth })).text()).to.equal('deployed');
+      expect((await s3!.keys()).some((k) => k.endsWith(body.data.id))).to.equal(true);
+    });
+  });
+});
