@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { slowGet, splitResponse } from '../server/http/raw-socket';
+import { freePort } from '../helpers/free-port';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
@@ -47,14 +47,6 @@ function run(args: string[]): Run {
       return Promise.race([done, timeout]).finally(() => clearTimeout(timer));
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((res, rej) => server.once('error', rej).listen(0, '127.0.0.1', () => res()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((res) => server.close(() => res()));
-  return port;
 }
 
 /** Polls GET /health until it answers 200, the process exits, or `ms` passes. */

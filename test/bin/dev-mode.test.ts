@@ -8,9 +8,9 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../helpers/free-port';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
@@ -33,14 +33,6 @@ export default {
 };
 `;
 const prefixFile = (prefix: string) => `export const PREFIX = '${prefix}';\n`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((res, rej) => server.once('error', rej).listen(0, '127.0.0.1', () => res()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((res) => server.close(() => res()));
-  return port;
-}
 
 describe('objectql dev', function () {
   this.timeout(60_000);

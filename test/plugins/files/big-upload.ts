@@ -7,7 +7,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { createServer } from 'node:net';
 
 export const MiB = 1024 * 1024;
 /** Size of the generator's chunks (and of each write to the socket). */
@@ -190,13 +189,7 @@ export async function listTree(dir: string): Promise<string[]> {
   return entries.map(String).sort();
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', () => done()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+export { freePort } from '../../helpers/free-port';
 
 /** A field of /proc/<pid>/status in bytes (VmHWM: peak resident set; VmRSS: current). */
 export function procMemory(pid: number, field: 'VmHWM' | 'VmRSS'): number {
