@@ -58,6 +58,14 @@ export default definePlugin((options: FilesOptions = {}) => {
         },
       ]);
       k.hooks.openapi.tap('files', (doc) => addFilesToDocument(doc, base));
+      // A remote store (S3) is a dependency of readiness, as the datasources are.
+      k.hooks.readiness.tap('files', (checks) => {
+        const storage = rt?.storage;
+        if (!storage?.ping) return checks;
+        const kind = settings.storage.type === 's3' ? 's3' : 'file storage';
+        const name = settings.storage.type === 's3' ? settings.storage.bucket : 'files';
+        return [...checks, { kind, name, check: () => storage.ping!() }];
+      });
       const runtime = (): FilesRuntime => rt!;
       // Seed data is written before plugins start: the kernel's own writes, naming no uploads of ours.
       k.hooks.beforeCreate.for('*').tapPromise('files', async (ctx) => {

@@ -129,6 +129,18 @@ export class S3Storage implements FileStorage {
     return joinUrl(this.baseUrl, id);
   }
 
+  /** The bucket answers a HeadBucket: it exists and these credentials reach it. */
+  async ping(): Promise<void> {
+    const { sdk, client } = await this.s3();
+    try {
+      await client.send(new sdk.HeadBucketCommand({ Bucket: this.opts.bucket }));
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+      const why = status ? `HTTP ${status}` : ((err as { code?: string; name?: string } | null)?.code ?? (err as Error).name);
+      throw new Error(`bucket '${this.opts.bucket}' did not answer (${why})`, { cause: err });
+    }
+  }
+
   async close(): Promise<void> {
     const loaded = this.loaded;
     this.loaded = undefined;

@@ -24,6 +24,11 @@ export interface FileStorage {
   stat(id: string): Promise<{ size: number; mtime: Date } | null>;
   delete(id: string): Promise<boolean>;
   getPublicUrl(id: string): string;
+  /**
+   * One cheap round trip to a remote store, for readiness (GET /health/ready): resolves when it
+   * answers, rejects saying why when it does not. A store on this machine's disk or memory has none.
+   */
+  ping?(): Promise<void>;
   /** The file's path on this machine's disk, when the backend keeps files there (image work reads it in place). */
   pathOf?(id: string): string | null;
   close?(): Promise<void>;

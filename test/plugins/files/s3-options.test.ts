@@ -49,6 +49,32 @@ describe('files: s3 and records options', () => {
     }
   });
 
+  it('reports the bucket in /health/ready: up, or down saying why, and the instance is then not ready', async () => {
+    const ready = await startServer({ plugins: { files: { storage: s3.storage(), records: 'memory' } } });
+    try {
+      const res = await ready.request('GET', '/health/ready');
+      expect(res.status).to.equal(200);
+      const check = (res.body.checks as Array<Record<string, string>>).find((c) => c.kind === 's3');
+      expect(check).to.include({ name: s3.bucket, status: 'up' });
+    } finally {
+      await ready.stop();
+    }
+    const missing = await startServer({
+      plugins: { files: { storage: { ...s3.storage(), bucket: 'no-such-bucket' }, records: 'memory' } },
+    });
+    try {
+      const res = await missing.request('GET', '/health/ready');
+      expect(res.status).to.equal(503);
+      expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(res.body.error.message).to.include('no-such-bucket');
+      const check = (res.body.error.details.checks as Array<Record<string, string>>).find((c) => c.kind === 's3');
+      expect(check).to.include({ name: 'no-such-bucket', status: 'down' });
+      expect(check?.error).to.match(/bucket 'no-such-bucket' did not answer \(HTTP 404\)/);
+    } finally {
+      await missing.stop();
+    }
+  });
+
   for (const records of ['memory', 'folder', 'datasource'] as const) {
     it(`keeps upload records in ${records} when asked`, async () => {
       const metadataDir = join(dir, `meta-${records}`);
