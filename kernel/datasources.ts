@@ -11,6 +11,7 @@ export class DatasourceManager {
     private readonly drivers: ReadonlyMap<string, DriverFactory>,
     private readonly logger: Logger,
     private readonly baseDir: string,
+    private readonly tracing = false,
   ) {}
 
   /** Creates, connects and syncs every configured datasource with the objects stored in it. */
@@ -29,7 +30,7 @@ export class DatasourceManager {
           `Datasource '${name}' uses driver '${config.driver}', which no plugin provides; known drivers: ${[...this.drivers.keys()].join(', ') || 'none'}`,
         );
       }
-      const ds = factory(name, config, { logger: this.logger.child({ datasource: name }), baseDir: this.baseDir });
+      const ds = factory(name, config, { logger: this.logger.child({ datasource: name }), baseDir: this.baseDir, tracing: this.tracing });
       await ds.connect();
       this.open_.set(name, ds);
       await ds.syncSchema(objects.filter((o) => o.datasource === name));

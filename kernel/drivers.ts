@@ -79,6 +79,8 @@ export interface DriverDeps {
   logger: Logger;
   /** The config file's folder, for relative paths in the driver's options. */
   baseDir: string;
+  /** Config `tracing`: the driver may open a span per statement with @opentelemetry/api (kernel/tracing.ts). */
+  tracing?: boolean;
 }
 
 /** Makes a datasource (not connected yet: the kernel calls `connect`). */

@@ -13,6 +13,7 @@ export { parsePluginOptions } from './plugin-options';
 export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
 export { importModule } from './util/import-module';
 export type { HttpOutcome, OperationOutcome } from './outcomes';
+export { inSpan, objectqlTracer, TRACER_NAME } from './tracing';
 
 // Configuration.
 export { ConfigError, loadConfigFile, resolveConfig } from './config/load';

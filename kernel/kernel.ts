@@ -97,7 +97,7 @@ export class Kernel {
       config: asValue(this.config),
       logger: asValue(this.logger),
       hooks: asValue(this.hooks),
-      datasources: asValue(new DatasourceManager(this.drivers, this.logger, this.config.baseDir)),
+      datasources: asValue(new DatasourceManager(this.drivers, this.logger, this.config.baseDir, this.config.tracing)),
       http: asValue(new HttpHost(this)),
       pubsub: asValue(new InProcessPubSub()),
     });

@@ -16,13 +16,13 @@ export { parseSqlConfig } from './config';
 export function createSqlDatasource(
   name: string,
   config: DatasourceConfig,
-  deps: { logger?: Logger; baseDir: string },
+  deps: { logger?: Logger; baseDir: string; tracing?: boolean },
   load?: (id: string) => unknown,
 ): SqlDatasource {
   const options = parseSqlConfig(name, config, deps.baseDir);
   const client = SQL_CLIENTS[options.client];
   const native = loadNativeClient(name, client, load);
-  return new SqlDatasource(name, options, client.makeDialect(), native, deps.logger ?? pino({ level: 'silent' }));
+  return new SqlDatasource(name, options, client.makeDialect(), native, deps.logger ?? pino({ level: 'silent' }), deps.tracing);
 }
 
 /** The `sql` driver: SQLite (better-sqlite3), PostgreSQL (pg) and MySQL / MariaDB (mysql2) through knex. */

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { knex as createKnex, type Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ObjectQLError } from '../../kernel';
+import { inSpan, ObjectQLError } from '../../kernel';
 import type {
   AggregateQuery,
   Datasource,
@@ -17,7 +17,7 @@ import type {
 import { aggregateRows } from './aggregate-sql';
 import type { SqlDatasourceOptions } from './config';
 import { ConnectionGuard } from './connection-guard';
-import { errorMessage, type SqlDialect } from './dialects/base';
+import { errorMessage, type DialectName, type SqlDialect } from './dialects/base';
 import { storeError } from './errors';
 import { countRows, encodeRow, selectRows, type Db } from './query-sql';
 import { ShapeParts } from './shape';
@@ -27,6 +27,9 @@ import { describeTables, syncSchema } from './schema-sync';
 import { checkSchemaCurrent } from './migrate/startup-check';
 import type { TableInfo } from './table-info';
 import { SqlTransaction } from './transaction';
+
+/** OpenTelemetry's names of the engines (semantic conventions, `db.system.name`). */
+const DB_SYSTEM: Record<DialectName, string> = { sqlite: 'sqlite', postgres: 'postgresql', mysql: 'mysql' };
 
 /** The part of knex's pool (tarn) that poolStats reads. */
 interface TarnPool {
@@ -93,6 +96,8 @@ export class SqlDatasource implements Datasource {
     readonly dialect: SqlDialect,
     private readonly native: unknown,
     private readonly logger: Logger,
+    /** A span per statement (config `tracing`, kernel/tracing.ts). */
+    private readonly tracing = false,
   ) {}
 
   async connect(): Promise<void> {
@@ -338,7 +343,20 @@ export class SqlDatasource implements Datasource {
    * outside a transaction whose connection turns out dead (the server restarted, an operator
    * terminated it) is retried on another pooled connection; a write is not, as it may have run.
    */
-  private async run<T>(
+  private run<T>(
+    info: TableInfo,
+    operation: string,
+    tx: Transaction | undefined,
+    write: boolean,
+    fn: (db: Db, statements: Statements) => Promise<T>,
+    id?: unknown,
+  ): Promise<T> {
+    if (!this.tracing) return this.runOnce(info, operation, tx, write, fn, id);
+    const attributes = { 'db.system.name': DB_SYSTEM[this.dialect.name], 'db.collection.name': info.table, 'db.operation.name': operation };
+    return inSpan(`${operation} ${info.table}`, attributes, () => this.runOnce(info, operation, tx, write, fn, id));
+  }
+
+  private async runOnce<T>(
     info: TableInfo,
     operation: string,
     tx: Transaction | undefined,

@@ -109,6 +109,11 @@ export const configSchema = z.strictObject({
   basePath: prefix.optional(),
   /** GET / (under `basePath`): a page listing this instance's doors, JSON for programs; a plugin serving GET / wins. */
   landingPage: z.boolean().default(true),
+  /**
+   * OpenTelemetry spans: one per HTTP request, per engine operation and per SQL statement, through
+   * @opentelemetry/api into the SDK the application registers (docs/tracing.md). Off: nothing is traced.
+   */
+  tracing: z.boolean().default(false),
   /** The spec's route prefixes (docs/spec.md, "Route prefixes"); a plugin's own `path` option, when given, wins here. */
   routes: z
     .strictObject({ rpc: prefix.optional(), data: prefix.optional(), metadata: prefix.optional(), files: prefix.optional() })

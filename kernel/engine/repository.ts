@@ -395,7 +395,8 @@ export class ObjectRepository implements Repository {
   }
 
   private observe<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    return observed(this.engine.deps.hooks, this.engine.deps.logger, this.name, operation, run);
+    const { hooks, logger, config } = this.engine.deps;
+    return observed(hooks, logger, config.tracing, this.name, operation, run);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { lazyChild } from '../logger';
 import type { Kernel } from '../kernel';
 import type { KernelHooks } from '../hooks';
+import { traceRequests } from '../tracing';
 import type { RouteKey } from '../config/schema';
 import type { RequestContext, User } from '../context';
 import { ObjectQLError, toObjectQLError } from '../errors';
@@ -172,6 +173,7 @@ export class HttpHost {
     // that promise ETags (OData) set their own.
     app.set('etag', false);
     app.set('trust proxy', false);
+    if (config.tracing) app.use(traceRequests(routeOf));
     app.use(requestLogging(logger, hooks.responded));
     capResponses(app, config.limits.maxResponseBytes, (req, res, error) => this.sendError(req, res, error));
     // Before everything else: every response gets the headers, and CORS preflights need no credentials.
@@ -325,12 +327,17 @@ function requestLogging(logger: Logger, responded: KernelHooks['responded']) {
   };
 }
 
-function report(req: Request, res: Response, seconds: number, responded: KernelHooks['responded']): void {
+/** The route pattern that answered (`/api/data/:object/:id`), once a route has; undefined when none did. */
+function routeOf(req: Request): string | undefined {
   const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  return pattern === undefined ? undefined : `${req.baseUrl ?? ''}${patternText(pattern)}`;
+}
+
+function report(req: Request, res: Response, seconds: number, responded: KernelHooks['responded']): void {
   try {
     responded.call({
       method: req.method,
-      route: pattern === undefined ? undefined : `${req.baseUrl ?? ''}${patternText(pattern)}`,
+      route: routeOf(req),
       path: (req.originalUrl ?? req.url).split('?')[0],
       status: res.writableFinished ? res.statusCode : 499,
       seconds,
