@@ -1,37 +1,22 @@
 /**
- * Which door (protocol plugin) a request went through, for the `protocol` label: the plugin whose
- * advertised route (the discovery route's capabilities) has the longest static prefix the
- * request's route or path lies under. Only advertised prefixes ever become a value, so a client
- * cannot add label values by the paths it sends.
+ * Which door (protocol plugin) a request went through, for the `protocol` label: the door of the
+ * discovery data (the kernel's describeServer, as the landing page lists them) one of whose URLs is
+ * the longest prefix the request's route or path lies under. Only those URLs ever become a value,
+ * so a client cannot add label values by the paths it sends.
  */
-import type { Capability } from '../../kernel';
+import type { Door } from '../../kernel';
 
-/** The kernel's own routes (health, readiness, discovery) answer as 'kernel'; what no door claims, as 'none'. */
-export function doorFinder(capabilities: Capability[], kernelPaths: string[]): (path: string) => string {
-  const prefixes: Array<{ prefix: string; door: string }> = kernelPaths.map((prefix) => ({ prefix, door: 'kernel' }));
-  for (const capability of capabilities) {
-    for (const route of capability.routes ?? []) {
-      const path = route.slice(route.indexOf(' ') + 1);
-      prefixes.push({ prefix: staticPrefix(path), door: capability.plugin });
-    }
-  }
-  prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
-  return (path) => prefixes.find(({ prefix }) => under(path, prefix))?.door ?? 'none';
-}
-
-/** `/api/data/:object/{id}` → `/api/data`: the segments before the first parameter or wildcard. */
-function staticPrefix(path: string): string {
-  const segments: string[] = [];
-  for (const segment of path.split('/').slice(1)) {
-    if (/[:*{(]/.test(segment)) break;
-    segments.push(segment);
-  }
-  return `/${segments.join('/')}`.replace(/\/+$/, '') || '/';
-}
-
-function under(path: string, prefix: string): boolean {
-  if (prefix === '/') return path === '/';
-  const lower = path.toLowerCase();
-  const p = prefix.toLowerCase();
-  return lower === p || lower.startsWith(`${p}/`);
+/** The kernel's own routes answer as 'kernel' (its door); what no door claims, as 'none'. */
+export function doorFinder(doors: Door[]): (path: string) => string {
+  // A door on a port of its own is not reached through the kernel's server.
+  const prefixes = doors
+    .filter((door) => door.port === undefined)
+    .flatMap((door) => door.urls.map((url) => ({ prefix: url.path.replace(/\/+$/, '').toLowerCase() || '/', door: door.plugin })))
+    .sort((a, b) => b.prefix.length - a.prefix.length);
+  return (path) => {
+    const lower = path.toLowerCase();
+    return (
+      prefixes.find(({ prefix }) => (prefix === '/' ? lower === '/' : lower === prefix || lower.startsWith(`${prefix}/`)))?.door ?? 'none'
+    );
+  };
 }

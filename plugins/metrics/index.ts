@@ -8,7 +8,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { definePlugin, ObjectQLError, type Kernel } from '../../kernel';
+import { definePlugin, describeServer, ObjectQLError, type Kernel } from '../../kernel';
 import { webSockets } from '../../kernel/protocol';
 import { Metrics } from './collectors';
 import { doorFinder } from './doors';
@@ -59,9 +59,8 @@ export default definePlugin((options: MetricsOptions = {}) => {
       });
     },
     start() {
-      const kernelPaths = ['/health', '/.well-known/objectql'].map((p) => kernel.http.path(p));
       metrics = new Metrics(settings, {
-        door: doorFinder(kernel.hooks.capabilities.call([]), kernelPaths),
+        door: doorFinder(describeServer(kernel, { development: false }).doors),
         datasources: () => {
           const open = kernel.resolve('datasources');
           return open.names().map((name) => [name, open.get(name)]);
