@@ -338,11 +338,7 @@ export class SqlDatasource implements Datasource {
     };
   }
 
-  /**
-   * Runs one operation, on the transaction's connection when given, mapping store errors. A read
-   * outside a transaction whose connection turns out dead (the server restarted, an operator
-   * terminated it) is retried on another pooled connection; a write is not, as it may have run.
-   */
+  /** Runs one operation (runRetrying), in a span of its own when tracing is on. */
   private run<T>(
     info: TableInfo,
     operation: string,
@@ -351,12 +347,17 @@ export class SqlDatasource implements Datasource {
     fn: (db: Db, statements: Statements) => Promise<T>,
     id?: unknown,
   ): Promise<T> {
-    if (!this.tracing) return this.runOnce(info, operation, tx, write, fn, id);
+    if (!this.tracing) return this.runRetrying(info, operation, tx, write, fn, id);
     const attributes = { 'db.system.name': DB_SYSTEM[this.dialect.name], 'db.collection.name': info.table, 'db.operation.name': operation };
-    return inSpan(`${operation} ${info.table}`, attributes, () => this.runOnce(info, operation, tx, write, fn, id));
+    return inSpan(`${operation} ${info.table}`, attributes, () => this.runRetrying(info, operation, tx, write, fn, id));
   }
 
-  private async runOnce<T>(
+  /**
+   * Runs one operation, on the transaction's connection when given, mapping store errors. A read
+   * outside a transaction whose connection turns out dead (the server restarted, an operator
+   * terminated it) is retried on another pooled connection; a write is not, as it may have run.
+   */
+  private async runRetrying<T>(
     info: TableInfo,
     operation: string,
     tx: Transaction | undefined,
