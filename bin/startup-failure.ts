@@ -26,6 +26,27 @@ export function explainStartupFailure(err: unknown, context: FailureContext): st
   return undefined;
 }
 
+/** A mistake in the command line itself, as node:util's parseArgs reports it (an unknown option, a missing value). */
+export function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+/**
+ * How a command other than serve ends on an error: a usage mistake exits 2 with its message; a
+ * failure explained above, or an error of the spec's (an object refused, a field unknown), exits 1
+ * with its message; anything else is a bug: 1, with its stack.
+ */
+export function commandFailure(
+  err: unknown,
+  context: FailureContext,
+  isUsage: (err: unknown) => boolean = () => false,
+): { message: string; code: number } {
+  if (isParseArgsError(err) || isUsage(err)) return { message: (err as Error).message, code: 2 };
+  const explained = explainStartupFailure(err, context) ?? (err instanceof ObjectQLError ? err.message : undefined);
+  return { message: explained ?? (err as Error).stack ?? String(err), code: 1 };
+}
+
 function portInUse(address: string, port: number, { config, configFile, plugin }: FailureContext): string {
   const where = `${address.includes(':') ? `[${address}]` : address}:${port}`;
   if (config && port !== config.port) {

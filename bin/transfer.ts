@@ -5,10 +5,13 @@
  */
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createKernel, loadConfigFile, ObjectQLError, resolveConfig, type Kernel, type RequestContext } from '../server';
+import { createKernel, loadConfigFile, resolveConfig, type Kernel, type RequestContext } from '../server';
 import { fromCsv } from '../server/transfer/csv-values';
 import { formatOf, FORMATS, readRows, recordWriter, type Format } from '../server/transfer/formats';
+import { commandFailure } from './startup-failure';
 import { exportRecords, importRows, type ImportProgress, type Rejected } from '../server/transfer/transfer';
 
 export const TRANSFER_USAGE = `       objectql import FILE --object NAME [--format csv|json|ndjson] [--rejects FILE] [--batch N]
@@ -33,6 +36,7 @@ class UsageError extends Error {}
 
 export async function transfer(command: 'import' | 'export', args: string[], defaultConfig: string | undefined): Promise<number> {
   let kernel: Kernel | undefined;
+  let configFile = defaultConfig;
   try {
     const parsed = parseArgs({
       args,
@@ -48,7 +52,7 @@ export async function transfer(command: 'import' | 'export', args: string[], def
     });
     const object = parsed.values.object;
     if (!object) throw new UsageError(`${command}: --object NAME says which object`);
-    const configFile = parsed.values.config ?? defaultConfig;
+    configFile = parsed.values.config ?? defaultConfig;
     const config = configFile ? await loadConfigFile(configFile) : resolveConfig({});
     kernel = await createKernel({ ...config, port: 0, host: '127.0.0.1', logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
     await kernel.start();
@@ -101,14 +105,13 @@ export async function transfer(command: 'import' | 'export', args: string[], def
       out,
     );
   } catch (err) {
-    const message =
-      err instanceof UsageError || err instanceof ObjectQLError || err instanceof TypeError
-        ? err.message
-        : ((err as Error).stack ?? String(err));
-    process.stderr.write(`objectql: ${message}\n`);
-    return err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
-      ? 2
-      : 1;
+    const failure = commandFailure(
+      err,
+      { config: kernel?.config, configFile: configFile && resolve(configFile) },
+      (e) => e instanceof UsageError,
+    );
+    process.stderr.write(`objectql: ${failure.message}\n`);
+    return failure.code;
   } finally {
     await kernel?.stop();
   }
@@ -189,14 +192,14 @@ async function runImport(rows: () => ReturnType<typeof readRows>, run: ImportRun
 
 async function runExport(
   records: AsyncGenerator<Record<string, unknown>>,
-  stream: NodeJS.WritableStream & { end(cb?: () => void): unknown },
+  stream: Writable,
   format: Format,
   columns: string[],
   object: string,
   out: string | undefined,
 ): Promise<number> {
   const started = Date.now();
-  const writer = recordWriter(format, stream as never, columns);
+  const writer = recordWriter(format, stream, columns);
   let n = 0;
   for await (const record of records) {
     await writer.write(record);

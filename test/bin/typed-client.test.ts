@@ -140,6 +140,20 @@ export async function sample(): Promise<void> {
     expect(await client.account.delete(account.id)).to.include({ id: account.id, deleted: true });
   });
 
+  it('says what is wrong, without a stack, for an unknown option or metadata that does not load', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'bin/objectql.js'), 'generate', 'types', ...args], { cwd: dir, encoding: 'utf8' });
+    const unknown = run('--outt', 'x.ts');
+    expect(unknown.status).to.equal(2);
+    expect(unknown.stderr).to.match(/Unknown option '--outt'/);
+    writeFileSync(join(dir, 'broken.object.yml'), 'fields:\n  name: {type: texty}\n');
+    writeFileSync(join(dir, 'broken.config.json'), JSON.stringify({ metadata: ['.'] }));
+    const broken = run('--config', 'broken.config.json', '--out', '-');
+    expect(broken.status).to.equal(1);
+    expect(broken.stderr).to.match(/broken\.object\.yml/);
+    expect(broken.stderr).not.to.match(/\n\s+at /);
+  });
+
   it('names the command when asked for something it cannot generate', () => {
     const result = spawnSync(process.execPath, [join(ROOT, 'bin/objectql.js'), 'generate', 'docs'], { cwd: ROOT, encoding: 'utf8' });
     expect(result.status).to.equal(2);
