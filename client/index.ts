@@ -54,7 +54,8 @@ export function createClient<S extends Schema<S>>(options: ClientOptions): Clien
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const send = options.fetch ?? fetch;
 
-  const call = async (object: string, op: string, args?: unknown): Promise<unknown> => {
+  /** One JSON-RPC call; its answer typed as the caller's ObjectClient method says (the server is the judge). */
+  const call = async <T>(object: string, op: string, args?: unknown): Promise<T> => {
     const res = await send(endpoint, { method: 'POST', headers, body: JSON.stringify({ op, object, args }) });
     const text = await res.text();
     let body: unknown;
@@ -67,24 +68,24 @@ export function createClient<S extends Schema<S>>(options: ClientOptions): Clien
     if (!res.ok || error) {
       throw new ObjectQLClientError(error?.code ?? 'HTTP_ERROR', error?.message ?? `HTTP ${res.status}`, res.status, error?.details);
     }
-    return body;
+    return body as T;
   };
 
   const objectClient = (object: string): ObjectClient<ObjectTypes> => ({
-    find: (o = {}) => call(object, 'find', o) as never,
+    find: (o = {}) => call(object, 'find', o),
     findOne: async (id) => {
       try {
-        return (await call(object, 'findOne', id)) as never;
+        return await call(object, 'findOne', id);
       } catch (err) {
         if (err instanceof ObjectQLClientError && err.code === 'NOT_FOUND') return null;
         throw err;
       }
     },
-    count: async (o = {}) => ((await call(object, 'count', o)) as { count: number }).count,
-    create: (data) => call(object, 'create', data) as never,
-    update: (id, data) => call(object, 'update', { id, data }) as never,
-    delete: (id) => call(object, 'delete', { id }) as never,
-    createMany: (items) => call(object, 'createMany', items) as never,
+    count: async (o = {}) => (await call<{ count: number }>(object, 'count', o)).count,
+    create: (data) => call(object, 'create', data),
+    update: (id, data) => call(object, 'update', { id, data }),
+    delete: (id) => call(object, 'delete', { id }),
+    createMany: (items) => call(object, 'createMany', items),
     action: (action, input = {}) => call(object, 'action', { action, ...input }),
   });
 
