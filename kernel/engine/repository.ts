@@ -34,6 +34,7 @@ import type {
   Repository,
   Visibility,
   CallerPermissions,
+  WriteOptions,
 } from './types';
 import type { UnitOfWork } from './unit-of-work';
 import type { HookEvent } from '../metadata/types';
@@ -348,8 +349,8 @@ export class ObjectRepository implements Repository {
   create(data: DataRecord): Promise<DataRecord> {
     return this.observe('create', () => createRecord(this, data));
   }
-  update(id: string, data: DataRecord): Promise<DataRecord> {
-    return this.observe('update', () => updateRecord(this, id, data));
+  update(id: string, data: DataRecord, options?: WriteOptions): Promise<DataRecord> {
+    return this.observe('update', () => updateRecord(this, id, data, options));
   }
   async createAndRead(data: DataRecord, read: ReadBack = {}): Promise<DataRecord> {
     // What create returns is what the read would show when nothing can tell them apart: no relation
@@ -378,8 +379,8 @@ export class ObjectRepository implements Repository {
       return (await repo.findOne({ fields: read.fields, ...(read.expand ? { expand: read.expand } : {}), filter })) ?? written;
     });
   }
-  delete(id: string): Promise<{ id: string; deleted: true }> {
-    return this.observe('delete', () => deleteRecord(this, id));
+  delete(id: string, options?: WriteOptions): Promise<{ id: string; deleted: true }> {
+    return this.observe('delete', () => deleteRecord(this, id, options));
   }
   createMany(items: DataRecord[]): Promise<CreateManyResult> {
     return this.observe('createMany', () => createMany(this, items));

@@ -119,6 +119,19 @@ export interface CallerPermissions {
   editable: ReadonlySet<string>;
 }
 
+/** Options of a one-record update or delete (`repo.update(id, data, options)`, `repo.delete(id, options)`). */
+export interface WriteOptions {
+  /**
+   * Optimistic concurrency: the record's last-change stamp (`updated_at`, else `created_at`, an
+   * ISO 8601 instant) as the caller last read it, or several accepted ones. The write fails with
+   * PRECONDITION_FAILED (412) unless the stored record's stamp, as this caller may see it, is the
+   * same instant (one of them; an empty list or an unreadable value matches nothing). Checked in
+   * the write's transaction right after the record is loaded: the permission, record-scope and
+   * not-found errors come first. Absent: no precondition.
+   */
+  ifUnchangedSince?: string | readonly string[];
+}
+
 /** What a write answers with when asked to read the record back: the fields and relations of a find. */
 export type ReadBack = Pick<FindOptions, 'fields' | 'expand'>;
 
@@ -130,8 +143,8 @@ export interface Repository {
   count(options?: CountOptions): Promise<number>;
   create(data: DataRecord): Promise<DataRecord>;
   /** Returns the changed fields with id and updated_at. */
-  update(id: string, data: DataRecord): Promise<DataRecord>;
-  delete(id: string): Promise<{ id: string; deleted: true }>;
+  update(id: string, data: DataRecord, options?: WriteOptions): Promise<DataRecord>;
+  delete(id: string, options?: WriteOptions): Promise<{ id: string; deleted: true }>;
   /**
    * create, then the record as findOne with `read` shows it, in one unit of work: a read the caller
    * may not make undoes the write. Where the caller may not see the record it wrote (record scope),

@@ -12,7 +12,8 @@ import { checkId } from './scalar-values';
 import type { ValueProblem } from './value-rules';
 import { assertAllowed, denied, type Access } from './permissions';
 import type { ObjectRepository } from './repository';
-import type { DataRecord } from './types';
+import { lastChangeStamp, toInstant } from './record-stamp';
+import type { DataRecord, WriteOptions } from './types';
 import { announceChanges, type UnitOfWork } from './unit-of-work';
 import { checkReferences, checkUniqueFields, nextAutoNumbers } from './write-checks';
 import { checkRules } from './validation-rules';
@@ -68,13 +69,14 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
   return repo.mask(created, repo.access);
 }
 
-export async function updateRecord(repo: ObjectRepository, id: string, input: DataRecord): Promise<DataRecord> {
+export async function updateRecord(repo: ObjectRepository, id: string, input: DataRecord, options: WriteOptions = {}): Promise<DataRecord> {
   const access = repo.access;
   assertAllowed(access, 'edit', repo.name);
   assertId(repo, id);
   assertWritable(repo, input, access, 'update');
   const response = await inTransaction(repo, async (r) => {
     const previous = await loadForWrite(r, id, 'edit');
+    assertUnchanged(r, id, previous, options);
     const ctx = r.hookContext('beforeUpdate', 'update', { data: { ...input }, id, previous });
     await r.runHooks(ctx);
     const { data: clean, errors, limit } = checkValues(r, input, ctx.data ?? {}, 'update');
@@ -106,12 +108,13 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
   return repo.mask(response, repo.access, Object.keys(response));
 }
 
-export async function deleteRecord(repo: ObjectRepository, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteRecord(repo: ObjectRepository, id: string, options: WriteOptions = {}): Promise<{ id: string; deleted: true }> {
   const access = repo.access;
   assertAllowed(access, 'delete', repo.name);
   assertId(repo, id);
   return inTransaction(repo, async (r) => {
     const previous = await loadForWrite(r, id, 'delete');
+    assertUnchanged(r, id, previous, options);
     const ctx = r.hookContext('beforeDelete', 'delete', { id, previous });
     await r.runHooks(ctx);
     // A master takes its details with it, whatever the caller may see of them.
@@ -187,6 +190,24 @@ async function loadForWrite(r: ObjectRepository, id: string, op: 'edit' | 'delet
     throw denied(r.access, `${op} record '${id}' of '${r.name}'`, { required_permission: 'record_filters', object: r.name });
   }
   return previous;
+}
+
+/**
+ * The precondition of `ifUnchangedSince`: the stored record's last-change stamp, as the caller may
+ * see it (the stamp their ETag was made of), is one of the expected instants. Runs after
+ * loadForWrite, so a caller who may not write the record gets that answer, never this one.
+ */
+function assertUnchanged(r: ObjectRepository, id: string, previous: DataRecord, options: WriteOptions): void {
+  const expected = options.ifUnchangedSince;
+  if (expected === undefined) return;
+  const current = lastChangeStamp(previous, r.access.readable);
+  const accepted = (typeof expected === 'string' ? [expected] : expected).map(toInstant);
+  if (current !== undefined && accepted.includes(current)) return;
+  throw new ObjectQLError(
+    'PRECONDITION_FAILED',
+    `Record '${id}' of '${r.name}' has changed since it was read (or its version is unknown): reload it and retry`,
+    { object: r.name, id },
+  );
 }
 
 async function checkFinalRecord(

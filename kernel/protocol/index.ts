@@ -19,4 +19,5 @@ export { parseFilter, type FilterLimits } from '../query/parse-filter';
 export { parseSort } from '../engine/query-check';
 export { assertSpecExpand } from '../engine/expand';
 export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../engine/attachment-value';
+export { ETAG_FIELDS, etagMatches, etagOf, ifUnchangedSinceOf, parseEntityTags } from './etag';
 export * from './openapi';

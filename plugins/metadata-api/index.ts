@@ -1,6 +1,6 @@
 /**
- * The metadata API: `{path}/objects`, `/objects/:name` (also `/object/:name`), its fields and
- * actions, the admin-only label/description update, and every loaded metadata type at `/:type`
+ * The metadata API: `{path}/objects`, `/objects/:name` (also `/object/:name`), its fields,
+ * actions and the caller's access, the admin-only label/description update, and every loaded metadata type at `/:type`
  * and `/:type/:id` — `path` being the plugin's option, else `routes.metadata`, under the
  * instance's basePath. Thin HTTP binding; what each route answers is in mapping.ts.
  */
@@ -8,6 +8,7 @@ import type { Request, RequestHandler } from 'express';
 import { definePlugin, isAnonymous, parsePluginOptions, type Kernel, type ObjectDefinition } from '../../kernel';
 import { assertJsonBody, routeOptions, type RouteOptions } from '../../kernel/protocol';
 import {
+  getAccess,
   getEntry,
   getField,
   getObject,
@@ -63,6 +64,7 @@ export default definePlugin((options: RouteOptions = {}) => {
         `GET ${base}/objects/:name`,
         `GET ${base}/objects/:name/fields/:field`,
         `GET ${base}/objects/:name/actions`,
+        `GET ${base}/objects/:name/access`,
         `PUT ${base}/object/:name`,
         `GET ${base}/:type`,
         `GET ${base}/:type/:id`,
@@ -90,6 +92,13 @@ export default definePlugin((options: RouteOptions = {}) => {
         router.get(
           both('/:name/actions'),
           handle((viewer, p) => listActions(registry(), viewer, p.name)),
+        );
+        router.get(
+          both('/:name/access'),
+          handle((viewer, p, req) => {
+            const ctx = kernel.http.context(req);
+            return getAccess(registry(), viewer, p.name, (def) => kernel.engine.repo(def.name, ctx).permissions());
+          }),
         );
         router.put(
           both('/:name'),

@@ -3,7 +3,7 @@
  * that decide what a caller may see or change. Pure: no HTTP here; index.ts binds each operation
  * to a route, and builds the Viewer from the request's identity and the engine's permissions.
  */
-import { isAnonymous, ObjectQLError, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
+import { isAnonymous, ObjectQLError, type CallerPermissions, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
 import {
   describeActions,
   describeField,
@@ -87,6 +87,34 @@ export function getField(src: MetadataSource, viewer: Viewer, name: string, fiel
 /** GET /objects/:name/actions. */
 export function listActions(src: MetadataSource, viewer: Viewer, name: string): { actions: ActionDescriptor[] } {
   return { actions: describeActions(visibleObject(src, viewer, name).def) };
+}
+
+/** GET /objects/:name/access: what the caller may do with the object, and with each field they may read. */
+export interface ObjectAccess {
+  object: string;
+  read: boolean;
+  create: boolean;
+  edit: boolean;
+  delete: boolean;
+  /** Only the fields the caller may read (a hidden field is absent), in the object's order; `edit`: may be written on create and update. */
+  fields: Record<string, { read: true; edit: boolean }>;
+}
+
+/**
+ * GET /objects/:name/access: the engine's permissions for this caller (`permissions`, the
+ * repository's), as the spec's words. An object the caller may not read is the same 404 as GET /objects/:name.
+ */
+export function getAccess(
+  src: MetadataSource,
+  viewer: Viewer,
+  name: string,
+  permissions: (def: ObjectDefinition) => CallerPermissions,
+): ObjectAccess {
+  const { def, readable } = visibleObject(src, viewer, name);
+  const p = permissions(def);
+  const fields: ObjectAccess['fields'] = {};
+  for (const f of visibleFields(def, readable)) if (p.readable.has(f.name)) fields[f.name] = { read: true, edit: p.editable.has(f.name) };
+  return { object: def.name, read: p.canRead, create: p.canCreate, edit: p.canEdit, delete: p.canDelete, fields };
 }
 
 /** Checks a PUT body: only label (a non-empty string) and description (a string), at least one of them. */

@@ -16,6 +16,7 @@ const S = {
   summary: 'metadata.ObjectSummary',
   entries: 'metadata.EntryList',
   update: 'metadata.ObjectInfoUpdate',
+  access: 'metadata.ObjectAccess',
 } as const;
 
 const str: SchemaObject = { type: 'string' };
@@ -135,6 +136,29 @@ export const METADATA_SCHEMAS: Record<string, SchemaObject> = {
       },
     },
   },
+  [S.access]: {
+    type: 'object',
+    required: ['object', 'read', 'create', 'edit', 'delete', 'fields'],
+    properties: {
+      object: str,
+      read: bool,
+      create: bool,
+      edit: bool,
+      delete: bool,
+      fields: {
+        type: 'object',
+        description: 'field name → what the caller may do with it; only the fields the caller may read (hidden fields are absent)',
+        additionalProperties: {
+          type: 'object',
+          required: ['read', 'edit'],
+          properties: {
+            read: { type: 'boolean', enum: [true] },
+            edit: { type: 'boolean', description: 'may be written on create and update (never system, read-only or computed fields)' },
+          },
+        },
+      },
+    },
+  },
   [S.update]: {
     type: 'object',
     additionalProperties: false,
@@ -238,6 +262,15 @@ export function metadataPaths(prefix: string, adminSecurity?: OpenAPIV3.Security
         "An object's actions",
         [params.name],
         json({ type: 'object', required: ['actions'], properties: { actions: { type: 'array', items: schemaRef(S.action) } } }),
+        ['NOT_FOUND'],
+      ),
+    };
+    paths[`${base}/${seg}/{name}/access`] = {
+      get: op(
+        `metadataGetAccess${suffix}`,
+        'What the caller may do with the object (read, create, edit, delete) and with each field they may read',
+        [params.name],
+        json(schemaRef(S.access)),
         ['NOT_FOUND'],
       ),
     };

@@ -6,8 +6,7 @@
  * sees OData names. Pure: no I/O.
  */
 import { ObjectQLError, type DataRecord, type ExpandOptions, type ObjectDefinition } from '../../kernel';
-import { decodeJsonFields, isJsonTextField, toJsonText } from '../../kernel/protocol';
-import { etagOf } from './etag';
+import { decodeJsonFields, etagOf, isJsonTextField, toJsonText } from '../../kernel/protocol';
 import type { ODataModel, Relation } from './model';
 import { parsePath } from './resource-path';
 

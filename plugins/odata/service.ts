@@ -16,9 +16,9 @@ import {
   type Repository,
   type RequestContext,
 } from '../../kernel';
+import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from '../../kernel/protocol';
 import { fromEntity, toEntity, translateExpand, withoutNavigations, type ExpandPlan, type ExpandStep } from './entities';
 import { odataErrorResponse } from './errors';
-import { ETAG_FIELDS, etagMatches, etagOf, parseEntityTags } from './etag';
 import { jsonContentType, metadataLevel, ODATA_VERSION, type MetadataLevel } from './format';
 import { MetadataCache } from './metadata-cache';
 import { ODataModel, type ModelSource, type Relation } from './model';

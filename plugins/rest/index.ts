@@ -36,11 +36,12 @@ export default definePlugin((options: RouteOptions = {}) => {
       const query = new URLSearchParams(mark < 0 ? '' : req.originalUrl.slice(mark + 1));
       const result = await executeRest(
         kernel.engine,
-        { route, object: params.object, id: params.id, query, body: req.body },
+        { route, object: params.object, id: params.id, query, body: req.body, ifMatch: req.get('if-match') },
         kernel.http.context(req),
       );
       if (result.createdId !== undefined)
         res.location(`${base}/${encodeURIComponent(params.object)}/${encodeURIComponent(result.createdId)}`);
+      if (result.headers) res.set(result.headers);
       res.status(result.status).json(result.body);
     } catch (err) {
       kernel.http.sendError(req, res, err);

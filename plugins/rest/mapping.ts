@@ -3,6 +3,7 @@
  * shapes. No HTTP here; index.ts binds it to routes and query.ts reads query strings.
  */
 import { isPlainObject, ObjectQLError, type DataEngine, type DataRecord, type RequestContext } from '../../kernel';
+import { ETAG_FIELDS, etagOf, ifUnchangedSinceOf } from '../../kernel/protocol';
 import { assertNoQuery, parseListQuery, parseRecordQuery, type QueryPairs } from './query';
 
 export const REST_ROUTES = ['list', 'get', 'create', 'update', 'delete', 'bulkUpdate', 'bulkDelete'] as const;
@@ -17,6 +18,8 @@ export interface RestRequest {
   query: QueryPairs;
   /** The parsed JSON body of create, update and the bulk routes. */
   body?: unknown;
+  /** update, delete: the If-Match header (a list of ETags, or `*`), a precondition on the record's ETag. */
+  ifMatch?: string;
 }
 
 export interface RestResponse {
@@ -24,6 +27,8 @@ export interface RestResponse {
   body: Record<string, unknown>;
   /** Set when one record was created: its id, for the Location header. */
   createdId?: string;
+  /** Response headers: the record's ETag on get and update (when the caller sees a timestamp). */
+  headers?: Record<string, string>;
 }
 
 /** Runs one request and returns the status and body of the spec's REST responses. */
@@ -39,11 +44,20 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
     case 'get': {
       const id = requiredId(req.id);
       const options = parseRecordQuery(req.query, engine.limits);
+      // The ETag's timestamps are read even when `fields` leaves them out (and then left out again).
+      const strip: string[] = [];
+      if (options.fields) {
+        const readable = repo.permissions().readable;
+        for (const f of ETAG_FIELDS) if (readable.has(f) && !options.fields.includes(f)) strip.push(f);
+        if (strip.length) options.fields = [...options.fields, ...strip];
+      }
       const record = Object.keys(options).length
         ? await repo.findOne({ ...options, filter: { field: 'id', op: 'eq', value: id } })
         : await repo.findOne(id);
       if (!record) throw new ObjectQLError('NOT_FOUND', `Record '${id}' of '${req.object}' not found`, { object: req.object, id });
-      return ok({ ...record, ...type });
+      const etag = etagHeader(record);
+      for (const f of strip) delete record[f];
+      return { ...ok({ ...record, ...type }), ...etag };
     }
     case 'create': {
       assertNoQuery(req.query);
@@ -68,11 +82,12 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
           );
         delete data.id;
       }
-      return ok({ ...(await repo.update(id, data)), ...type });
+      const changed = await repo.update(id, data, ifUnchangedSinceOf(req.ifMatch));
+      return { ...ok({ ...changed, ...type }), ...etagHeader(changed) };
     }
     case 'delete': {
       assertNoQuery(req.query);
-      return ok({ ...(await repo.delete(requiredId(req.id))), ...type });
+      return ok({ ...(await repo.delete(requiredId(req.id), ifUnchangedSinceOf(req.ifMatch))), ...type });
     }
     case 'bulkUpdate': {
       assertNoQuery(req.query);
@@ -91,6 +106,12 @@ export async function executeRest(engine: DataEngine, req: RestRequest, ctx: Req
 
 function ok(body: Record<string, unknown>): RestResponse {
   return { status: 200, body };
+}
+
+/** `{headers: {ETag}}` when the record (as the caller sees it) has a timestamp, else nothing. */
+function etagHeader(record: DataRecord): Pick<RestResponse, 'headers'> {
+  const etag = etagOf(record);
+  return etag ? { headers: { ETag: etag } } : {};
 }
 
 function requiredId(id: string | undefined): string {

@@ -115,6 +115,23 @@ function listParameters(def: ObjectDefinition, relations: readonly string[]): { 
   return { list, record: [fields, expand] };
 }
 const ID: Parameter = { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } };
+const IF_MATCH: Parameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'Optimistic concurrency: the ETag of the record as last read (a list of weak or strong ETags, or *). The write happens only if ' +
+    'the record has not changed since; else 412 PRECONDITION_FAILED and nothing changes. A malformed value matches nothing.',
+  schema: { type: 'string' },
+  example: 'W/"2024-05-01T12:00:00.000Z"',
+};
+/** The record's ETag: weak, made of its last change (updated_at, else created_at), for If-Match. */
+const ETAG = {
+  ETag: {
+    description: 'W/"<ISO timestamp of updated_at, else created_at>", for If-Match; absent when the caller may read neither field',
+    schema: { type: 'string' as const },
+  },
+};
 
 /**
  * Every REST path of every object, under the data prefix. `ids`: record ids the examples may name
@@ -171,10 +188,10 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
     'update',
     `Update a ${def.label} (only the fields sent change)`,
     {
-      200: { description: 'The changed fields with id, updated_at and @type', content: json(read) },
-      ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
+      200: { description: 'The changed fields with id, updated_at and @type', headers: ETAG, content: json(read) },
+      ...errorResponses('INVALID_REQUEST', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED'),
     },
-    { parameters: [knownId], requestBody: body(schemaRef(names.update), 'Field values to change') },
+    { parameters: [knownId, IF_MATCH], requestBody: body(schemaRef(names.update), 'Field values to change') },
   );
 
   return {
@@ -240,7 +257,7 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
         'get',
         `One ${def.label}`,
         {
-          200: { description: 'The record with @type (limited by fields, with expanded relations)', content: json(read) },
+          200: { description: 'The record with @type (limited by fields, with expanded relations)', headers: ETAG, content: json(read) },
           ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
         },
         { parameters: [knownId, ...parameters.record] },
@@ -255,9 +272,9 @@ function objectPaths(def: ObjectDefinition, prefix: string, relations: readonly 
             description: '{id, deleted: true, @type}',
             content: json(withType({ id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } }, ['id', 'deleted'])),
           },
-          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+          ...errorResponses('INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED'),
         },
-        { parameters: [ID] },
+        { parameters: [ID, IF_MATCH] },
       ),
     },
     [`${base}/bulk-update`]: {

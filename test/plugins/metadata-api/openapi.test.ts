@@ -40,7 +40,7 @@ describe('metadata API in the OpenAPI document', () => {
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith(P));
     const expected = [`${P}/objects`, `${P}/{type}`, `${P}/{type}/{id}`];
     for (const seg of ['objects', 'object'])
-      expected.push(`${P}/${seg}/{name}`, `${P}/${seg}/{name}/fields/{field}`, `${P}/${seg}/{name}/actions`);
+      expected.push(`${P}/${seg}/{name}`, `${P}/${seg}/{name}/fields/{field}`, `${P}/${seg}/{name}/actions`, `${P}/${seg}/{name}/access`);
     expect(paths).to.have.members(expected);
     expect(Object.keys(doc.paths).filter((p) => p.includes('/api/metadata'))).to.deep.equal([]);
     expect(Object.keys(doc.paths[`${P}/object/{name}`])).to.have.members(['get', 'put']);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { ObjectQLError, PluginError, validationError } from '../../../kernel';
 import { escapeXml } from '../../../plugins/odata/edmx';
 import { odataErrorBody } from '../../../plugins/odata/errors';
-import { etagMatches, etagOf, parseEntityTags } from '../../../plugins/odata/etag';
+import { etagMatches, etagOf, parseEntityTags } from '../../../kernel/protocol';
 import { metadataLevel } from '../../../plugins/odata/format';
 import { parseOptions } from '../../../plugins/odata/options';
 import { parsePath, parseUrl } from '../../../plugins/odata/resource-path';

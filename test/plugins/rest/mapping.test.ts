@@ -184,6 +184,7 @@ describe('REST mapping: routes → engine calls', () => {
     delete: recorded('delete', (id: string) => ({ id, deleted: true as const })),
     updateMany: recorded('updateMany', (_f: unknown, _d: unknown) => ({ count: 2 })),
     deleteMany: recorded('deleteMany', (_f: unknown) => ({ count: 3 })),
+    permissions: () => ({ readable: new Set(['id', 'name', 'updated_at']) }),
   };
   const engine = {
     limits: LIMITS,
@@ -214,8 +215,12 @@ describe('REST mapping: routes → engine calls', () => {
 
   it('get → findOne by id (with fields and expand when given); missing is NOT_FOUND naming it', async () => {
     expect(await run({ route: 'get', id: 'a' })).to.deep.equal({ status: 200, body: { id: 'a', name: 'A', '@type': 'book' } });
-    await run({ route: 'get', id: 'a', query: q('fields=name') });
-    expect(calls[3]).to.deep.equal(['findOne', { fields: ['name'], filter: { field: 'id', op: 'eq', value: 'a' } }]);
+    // The ETag's timestamps the caller may read are fetched too (and left out of the answer).
+    expect(await run({ route: 'get', id: 'a', query: q('fields=name') })).to.deep.equal({
+      status: 200,
+      body: { id: 'a', name: 'A', '@type': 'book' },
+    });
+    expect(calls[3]).to.deep.equal(['findOne', { fields: ['name', 'updated_at'], filter: { field: 'id', op: 'eq', value: 'a' } }]);
     const err = await run({ route: 'get', id: 'missing' }).catch((e) => e);
     expect(err).to.include({ code: 'NOT_FOUND' });
     expect(err.message).to.include("'missing'").and.include("'book'");
@@ -239,7 +244,7 @@ describe('REST mapping: routes → engine calls', () => {
       status: 200,
       body: { id: 'a', title: 'T', updated_at: 'now', '@type': 'book' },
     });
-    expect(calls[1]).to.deep.equal(['update', 'a', { title: 'T' }]);
+    expect(calls[1]).to.deep.equal(['update', 'a', { title: 'T' }, {}]);
     await run({ route: 'update', id: 'a', body: { id: 'b' } }).then(
       () => expect.fail('no error'),
       (e) => expect(e.message).to.include("'a'").and.include('"b"'),
@@ -254,10 +259,25 @@ describe('REST mapping: routes → engine calls', () => {
     });
     expect((await run({ route: 'bulkDelete', body: { filters: [] } })).body).to.deep.equal({ count: 3, '@type': 'book' });
     expect(calls.filter((c) => c[0] !== 'repo')).to.deep.equal([
-      ['delete', 'a'],
+      ['delete', 'a', {}],
       ['updateMany', { a: 1 }, { b: 2 }],
       ['deleteMany', []],
     ]);
+  });
+
+  it('If-Match → the engine precondition (`*` and no header: none); a record with a timestamp gets an ETag', async () => {
+    await run({ route: 'update', id: 'a', body: { title: 'T' }, ifMatch: 'W/"2024-05-01T12:00:00.000Z", "x"' });
+    await run({ route: 'delete', id: 'a', ifMatch: 'junk' });
+    await run({ route: 'delete', id: 'a', ifMatch: '*' });
+    expect(calls.filter((c) => c[0] !== 'repo')).to.deep.equal([
+      ['update', 'a', { title: 'T' }, { ifUnchangedSince: ['2024-05-01T12:00:00.000Z', 'x'] }],
+      ['delete', 'a', { ifUnchangedSince: [] }],
+      ['delete', 'a', {}],
+    ]);
+    const stamped = { ...repo, update: recorded('update', (id: string) => ({ id, updated_at: new Date('2024-05-01T12:00:00Z') })) };
+    const withStamp = { ...engine, repo: () => stamped } as unknown as DataEngine;
+    const res = await executeRest(withStamp, { object: 'book', query: q(''), route: 'update', id: 'a', body: {} }, ctx);
+    expect(res.headers).to.deep.equal({ ETag: 'W/"2024-05-01T12:00:00.000Z"' });
   });
 
   it('rejects bad bodies and query parameters on writes before any engine call', async () => {
