@@ -12,6 +12,8 @@ COPY plugins ./plugins
 COPY drivers ./drivers
 COPY bin ./bin
 COPY test/tck ./test/tck
+# Studio's app (plugins/studio/app) is bundled by this script during the build.
+COPY scripts/build-studio.mjs ./scripts/build-studio.mjs
 # `npm ci` runs `prepare`, which builds dist/; then the dev dependencies go.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 

@@ -49,6 +49,7 @@ export default {
             },
           },
     metrics: true, // GET /metrics for Prometheus, read by admins (docs/metrics.md)
+    studio: true, // the web console at /studio: sign in with one of the API keys above (docs/studio.md)
   },
   security: {
     adminRoles: ['admin'],

@@ -29,6 +29,7 @@ export const BUILTINS: PluginCatalog = Object.freeze({
     realtime: () => defaultExport(require('../plugins/realtime')),
     files: () => defaultExport(require('../plugins/files')),
     metrics: () => defaultExport(require('../plugins/metrics')),
+    studio: () => defaultExport(require('../plugins/studio')),
   }),
   /** Driver name (a datasource's `driver`) → the plugin that registers it. */
   drivers: Object.freeze({
