@@ -50,8 +50,10 @@ export default {
         { keyHash: '${keys.admin.hash}', user: { id: 'admin', roles: ['admin'] } },
         { keyHash: '${keys.member.hash}', user: { id: 'member-1', roles: ['member'] } },
       ],
+      sessions: true, // Studio signs in by trading a key for a session cookie
     },
     'rate-limit': true,
+    studio: true, // the web console at /studio: sign in with one of the keys above
   },
   security: { adminRoles: ['admin'] },
 } satisfies ObjectQLConfig;

@@ -106,6 +106,14 @@ describe('objectql as an installed package: npm pack, init, npm start', function
     expect(seenByMember.body.items.map((t: { title: string }) => t.title)).to.deep.equal(["The member's task"]);
     const seenByAdmin = await send(adminKey, 'GET', '/api/data/task');
     expect(seenByAdmin.body.meta.total).to.equal(2);
+
+    // Studio ships built: its page, its script, and the sign-in it trades a key for.
+    const page = await fetch(`${url}/studio`);
+    expect(page.status).to.equal(200);
+    const entry = /<script type="module" src="([^"]+)"/.exec(await page.text())![1];
+    expect((await fetch(`${url}${entry}`)).status).to.equal(200);
+    const session = await fetch(`${url}/api/auth/session`, { method: 'POST', headers: { 'x-api-key': memberKey } });
+    expect(session.status).to.equal(201);
   });
 
   it('type-checks a third-party plugin and driver against the installed package, and refuses a wrong one', () => {

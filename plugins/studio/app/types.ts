@@ -70,13 +70,8 @@ export interface ObjectAccess {
   fields: Record<string, { read: boolean; edit: boolean }>;
 }
 
-export interface PageMeta {
-  total: number;
-  page: number;
-  size: number;
-  pages: number;
-  has_next: boolean;
-}
+/** A page's meta, as the typed client (objectql/client) has it. */
+export type { PageMeta } from '../../../client/types';
 
 export interface User {
   id: string;
