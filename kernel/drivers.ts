@@ -57,6 +57,13 @@ export interface Datasource {
   aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]>;
   /** Runs fn in a transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Optional, for counters and work queues shared by instances: a find inside `tx` whose rows stay
+   * locked against other transactions' writes and locks until `tx` ends (SELECT ... FOR UPDATE).
+   * With `skipLocked`, rows another transaction holds are left out instead of waited for (SKIP
+   * LOCKED). A store whose transactions run one at a time (SQLite, memory) finds as usual.
+   */
+  lockRows?(object: string, query: Query, tx: Transaction, options?: { skipLocked?: boolean }): Promise<DbRecord[]>;
 }
 
 export interface PoolStats {

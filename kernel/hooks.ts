@@ -7,6 +7,7 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, HookMap, SyncHook, SyncWaterfallH
 import type { Router } from 'express';
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config/schema';
+import type { Datasource, Transaction } from './drivers';
 import type { AuthRequest } from './http/auth-request';
 import type { UpgradeAdmission } from './http/upgrade-admission';
 import type { User } from './context';
@@ -89,6 +90,12 @@ export function createHooks() {
      * the revision move.
      */
     metadataChanged: new SyncHook<[MetadataChange]>(['change'], 'metadataChanged'),
+    /**
+     * Fires inside a write's transaction, right after the record was written: a tap may write to
+     * the same datasource within `transaction.tx` (a transactional outbox), and what it throws
+     * rolls the write back. Not called while nobody taps it.
+     */
+    recordChanging: new AsyncSeriesHook<[RecordChange, ChangeTransaction]>(['change', 'transaction'], 'recordChanging'),
     /** Fires after a write has committed; subscriptions and realtime listen here. */
     recordChanged: new AsyncSeriesHook<[RecordChange]>(['change'], 'recordChanged'),
 
@@ -123,6 +130,12 @@ export function createHooks() {
 }
 
 export type KernelHooks = ReturnType<typeof createHooks>;
+
+/** The transaction a change is written in (`recordChanging`): its datasource, and the transaction to pass to it. */
+export interface ChangeTransaction {
+  datasource: Datasource;
+  tx: Transaction;
+}
 export type DataHookName =
   'beforeFind' | 'afterFind' | 'beforeCreate' | 'afterCreate' | 'beforeUpdate' | 'afterUpdate' | 'beforeDelete' | 'afterDelete';
 

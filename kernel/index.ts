@@ -10,7 +10,7 @@ export { Kernel, type KernelOptions, type KernelServices, type PluginCatalog, ty
 export { definePlugin, type Plugin, type PluginFactory, type PluginLike } from './plugin';
 export { PluginError } from './plugin-order';
 export { parsePluginOptions } from './plugin-options';
-export { HookError, type Capability, type DataHook, type DataHookName, type KernelHooks } from './hooks';
+export { HookError, type Capability, type ChangeTransaction, type DataHook, type DataHookName, type KernelHooks } from './hooks';
 export { importModule } from './util/import-module';
 export type { HttpOutcome, OperationOutcome } from './outcomes';
 export { inSpan, objectqlTracer, TRACER_NAME } from './tracing';

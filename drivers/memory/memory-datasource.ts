@@ -60,6 +60,11 @@ export class MemoryDatasource implements Datasource {
     });
   }
 
+  /** Transactions run one at a time here: what a transaction finds, no other reads or writes until it ends. */
+  lockRows(object: string, query: Query, tx: Transaction): Promise<DbRecord[]> {
+    return this.find(object, query, tx);
+  }
+
   find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
     return settled(() => {
       const t = this.useTx(tx);

@@ -52,6 +52,7 @@ export async function selectRows(
   dialect: SqlDialect,
   query: Query,
   tableOf = NO_TABLES,
+  lock?: RowLock,
 ): Promise<DbRecord[]> {
   if (query.top !== undefined && query.top <= 0) return [];
   const order = findOrder(query.sort, info, dialect, tableOf);
@@ -92,14 +93,19 @@ export async function selectRows(
   }
   const orderBy = parts.frag(outerOrder);
   const limit = paging(parts, query);
+  parts.text(lock ?? '');
   const shape = parts.shape((v) => {
     const o = orderBy(v);
-    const qb = from(v);
-    return limit(o ? qb.orderByRaw(o.sql, o.bindings as Knex.RawBinding[]) : qb, v);
+    const qb = limit(o ? from(v).orderByRaw(o.sql, o.bindings as Knex.RawBinding[]) : from(v), v);
+    if (!lock) return qb;
+    return lock === 'skip' ? qb.forUpdate().skipLocked() : qb.forUpdate();
   });
   const { rows } = await statements.run(db, shape);
   return rows.map((row) => decodeRow(info, row));
 }
+
+/** SELECT ... FOR UPDATE, waiting for rows other transactions hold, or skipping them (SKIP LOCKED). */
+export type RowLock = 'wait' | 'skip';
 
 /** LIMIT and OFFSET as values of the shape: applies them to a query built from any values. */
 export function paging(parts: ShapeParts, query: { top?: number; skip?: number }) {

@@ -189,6 +189,13 @@ export class SqlDatasource implements Datasource {
     return this.run(info, 'find', tx, false, (db, st) => selectRows(db, st, info, this.dialect, query, (related) => this.info(related)));
   }
 
+  /** SQLite runs one transaction at a time (and has no FOR UPDATE): a find in the transaction holds what it read. */
+  async lockRows(object: string, query: Query, tx: Transaction, options: { skipLocked?: boolean } = {}): Promise<DbRecord[]> {
+    const info = this.info(object);
+    const lock = this.dialect.rowLocks ? (options.skipLocked ? 'skip' : 'wait') : undefined;
+    return this.run(info, 'find', tx, false, (db, st) => selectRows(db, st, info, this.dialect, query, (related) => this.info(related), lock));
+  }
+
   async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
     const info = this.info(object);
     return this.run(info, 'count', tx, false, (db, st) => countRows(db, st, info, this.dialect, filter));

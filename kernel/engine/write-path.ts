@@ -13,7 +13,7 @@ import type { ValueProblem } from './value-rules';
 import { assertAllowed, denied, type Access } from './permissions';
 import type { ObjectRepository } from './repository';
 import { lastChangeStamp, toInstant } from './record-stamp';
-import type { DataRecord, WriteOptions } from './types';
+import type { DataRecord, RecordChange, WriteOptions } from './types';
 import { announceChanges, type UnitOfWork } from './unit-of-work';
 import { checkReferences, checkUniqueFields, nextAutoNumbers } from './write-checks';
 import { checkRules } from './validation-rules';
@@ -56,7 +56,7 @@ export async function createRecord(repo: ObjectRepository, input: DataRecord): P
     const stored = await r.compiled.datasource.create(r.name, record, r.tx);
     const after = r.hookContext('afterCreate', 'create', { data: ctx.data, id: stored.id as string, result: stored });
     await r.runHooks(after);
-    r.unit.changes.push({
+    await recordChange(r, {
       object: r.name,
       type: 'created',
       id: stored.id as string,
@@ -94,7 +94,7 @@ export async function updateRecord(repo: ObjectRepository, id: string, input: Da
     result.updated_at = stored.updated_at;
     const after = r.hookContext('afterUpdate', 'update', { data: ctx.data, id, previous, result });
     await r.runHooks(after);
-    r.unit.changes.push({
+    await recordChange(r, {
       object: r.name,
       type: 'updated',
       id,
@@ -134,7 +134,7 @@ export async function deleteRecord(repo: ObjectRepository, id: string, options: 
     const result = { id, deleted: true as const };
     const after = r.hookContext('afterDelete', 'delete', { id, previous, result });
     await r.runHooks(after);
-    r.unit.changes.push({
+    await recordChange(r, {
       object: r.name,
       type: 'deleted',
       id,
@@ -173,6 +173,13 @@ export async function inTransaction<T>(repo: ObjectRepository, fn: (r: ObjectRep
   }
   if (unit.isOutermost) await announce(repo, unit);
   return result;
+}
+
+/** Keeps a change to announce once committed, and gives it to `recordChanging` inside the write's transaction. */
+async function recordChange(r: ObjectRepository, change: RecordChange): Promise<void> {
+  r.unit.changes.push(change);
+  const hook = r.engine.deps.hooks.recordChanging;
+  if (hook.isUsed() && r.tx) await hook.promise(change, { datasource: r.compiled.datasource, tx: r.tx });
 }
 
 function announce(repo: ObjectRepository, unit: UnitOfWork): Promise<void> {

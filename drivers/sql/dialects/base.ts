@@ -88,6 +88,9 @@ export abstract class SqlDialect {
   async close(): Promise<void> {}
 
   /** A lock every write and transaction takes, for engines with a single writer (SQLite). */
+  /** Whether SELECT ... FOR UPDATE [SKIP LOCKED] works: not on SQLite, whose transactions run one at a time. */
+  readonly rowLocks: boolean = true;
+
   writeLock(): Mutex | undefined {
     return undefined;
   }

@@ -192,6 +192,8 @@ export class SqliteDialect extends SqlDialect {
     });
   }
 
+  override readonly rowLocks = false;
+
   override writeLock(): Mutex | undefined {
     return this.lock?.mutex;
   }
