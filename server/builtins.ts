@@ -30,6 +30,7 @@ export const BUILTINS: PluginCatalog = Object.freeze({
     files: () => defaultExport(require('../plugins/files')),
     metrics: () => defaultExport(require('../plugins/metrics')),
     studio: () => defaultExport(require('../plugins/studio')),
+    events: () => defaultExport(require('../plugins/events')),
   }),
   /** Driver name (a datasource's `driver`) → the plugin that registers it. */
   drivers: Object.freeze({

@@ -226,4 +226,9 @@ export interface RecordChange {
   user?: User;
   /** The request that made the change, when there was one (X-Request-Id). */
   requestId?: string;
+  /**
+   * Set by a `recordChanging` tap that numbers changes (the events plugin: the change's position in
+   * its datasource's change feed), so that listeners after commit see the same number.
+   */
+  position?: number;
 }

@@ -30,9 +30,10 @@ export interface Viewer {
 
 /**
  * Types only admins may read: permission files reveal the rules themselves, validation files
- * the rules on fields a caller may not see, data files the initial records whatever their scope.
+ * the rules on fields a caller may not see, data files the initial records whatever their scope,
+ * workflow files where events go (webhook URLs, headers, signing keys written in them).
  */
-export const ADMIN_ONLY_TYPES: readonly string[] = ['permission', 'validation', 'data'];
+export const ADMIN_ONLY_TYPES: readonly string[] = ['permission', 'validation', 'data', 'workflow'];
 
 /** The keys of PUT {routes.metadata}/object/:name. */
 export const INFO_KEYS = ['label', 'description'] as const;

@@ -8,7 +8,7 @@ import type { Context } from 'mocha';
 import { redactRedisUrl } from '../../kernel/redis';
 
 /** Services reached over a URL, plus `chromium`: a browser the tests drive (not a URL; see isRequired). */
-export type ServiceName = 'postgres' | 'mysql' | 'redis' | 'mongo';
+export type ServiceName = 'postgres' | 'mysql' | 'redis' | 'mongo' | 'nats' | 'rabbitmq';
 export type RequirableName = ServiceName | 'chromium';
 
 /** Where each service is expected; override with the environment variable. */
@@ -18,6 +18,8 @@ export const SERVICE_URLS: Record<ServiceName, string | undefined> = {
   redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   // No default: these machines run no MongoDB server.
   mongo: process.env.MONGO_URL,
+  nats: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  rabbitmq: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
 };
 
 export function isRequired(name: RequirableName): boolean {
@@ -61,4 +63,23 @@ export async function probeRedis(url: string): Promise<void> {
   } finally {
     client.disconnect();
   }
+}
+
+/** Connects to NATS and checks that JetStream answers: the probe for needService(ctx, 'nats', probeNats). */
+export async function probeNats(url: string): Promise<void> {
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstreamManager } = await import('@nats-io/jetstream');
+  const nc = await connect({ servers: url, timeout: 2000, reconnect: false });
+  try {
+    await (await jetstreamManager(nc, { timeout: 2000 })).getAccountInfo();
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Opens an AMQP connection and closes it: the probe for needService(ctx, 'rabbitmq', probeRabbitmq). */
+export async function probeRabbitmq(url: string): Promise<void> {
+  const amqp = await import('amqplib');
+  const conn = await amqp.connect(url, { timeout: 2000 });
+  await conn.close();
 }

@@ -1,0 +1,311 @@
+/**
+ * The dispatcher: one loop per datasource that claims due deliveries (claim.ts) and runs their
+ * actions after commit.
+ *
+ * - A pass claims up to `batch` deliveries in one transaction. Passes run every `pollMs` (unref'd
+ *   timer), on `wake()` (the plugin calls it after a local commit), and when a chain of actions
+ *   ends; never two at once for one datasource: a wake during a pass runs one more pass after it.
+ * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
+ *   once (per instance, over all datasources); a chain runs its deliveries one after another in
+ *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
+ *   again, unchanged): the failed one, waiting for its retry, now blocks them (eligible.ts).
+ * - Leases: every claim held (running or waiting in a chain) is renewed every `leaseSeconds / 3`,
+ *   so an action may run longer than the lease; only an instance that stops renewing (killed, hung,
+ *   cut off from its database) loses its claims, which another instance then takes over. A claim
+ *   found lost at renewal has its action aborted (its signal) and its outcome is not written.
+ * - A failing pass (database down) is logged and tried again at the next poll; nothing here throws
+ *   out of a timer.
+ * - `stop()` stops claiming, releases the claimed deliveries not started, and waits for the running
+ *   actions (at most `stopTimeoutMs`, 10 s by default); then it aborts their signals and returns.
+ *   Their claims expire and another instance runs them again: at least once.
+ */
+import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
+import type { ActionRunner, Delivery, Workflow } from '../types';
+import { mayRetry, retryDelayMs } from './backoff';
+import { claimDue, release, renewClaims, settle } from './claim';
+import { chainsByKey } from './eligible';
+import { errorText } from './table';
+
+export interface DispatcherSettings {
+  pollMs: number;
+  batch: number;
+  leaseSeconds: number;
+  concurrency: number;
+  /** How long stop() waits for running actions. Default 10 000. */
+  stopTimeoutMs?: number;
+}
+
+export interface DispatcherOptions {
+  kernel: Kernel;
+  datasources: Datasource[];
+  /** The workflows by name, read at every delivery (a reload may replace entries). */
+  workflows: Map<string, Workflow>;
+  runner: ActionRunner;
+  settings: DispatcherSettings;
+  /** Names this instance's claims (`claimed_by`): unique per process. */
+  instanceId: string;
+  /** For tests: the random source of the retry jitter. */
+  random?: () => number;
+}
+
+export interface Dispatcher {
+  /** Runs a pass now (after the current one, if one runs). */
+  wake(): void;
+  /** Stops claiming, waits (bounded) for running actions, then resolves. Harmless twice. */
+  stop(): Promise<void>;
+}
+
+type Outcome = 'done' | 'retry' | 'dead' | 'lost';
+
+/** Errors of an engine action that the same input gets again: retrying cannot help, the delivery is dead at once. */
+const PERMANENT_CODES = new Set(['VALIDATION_ERROR', 'INVALID_REQUEST', 'FORBIDDEN', 'UNAUTHORIZED', 'NOT_FOUND']);
+
+function permanent(err: unknown): boolean {
+  return err instanceof ObjectQLError && PERMANENT_CODES.has(err.code);
+}
+
+interface Slots {
+  running: number;
+  readonly max: number;
+  waiting: Array<() => void>;
+}
+
+export function startDispatcher(options: DispatcherOptions): Dispatcher {
+  const slots: Slots = { running: 0, max: Math.max(1, options.settings.concurrency), waiting: [] };
+  const loops = options.datasources.map((ds) => new DatasourceLoop(ds, options, slots));
+  for (const loop of loops) loop.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    wake() {
+      for (const loop of loops) loop.wake();
+    },
+    stop() {
+      stopping ??= Promise.all(loops.map((l) => l.stop())).then(() => undefined);
+      return stopping;
+    },
+  };
+}
+
+class DatasourceLoop {
+  private stopped = false;
+  private passing: Promise<void> | undefined;
+  private again = false;
+  private waitingForSlot = false;
+  private poll: NodeJS.Timeout | undefined;
+  private renewal: NodeJS.Timeout | undefined;
+  /** Chains claimed and not started yet. */
+  private readonly queue: Delivery[][] = [];
+  /** Every claim this loop holds (queued or running), by id; the value aborts its action. */
+  private readonly held = new Map<string, AbortController>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly leaseMs: number;
+  private readonly log: Kernel['logger'];
+
+  constructor(
+    private readonly ds: Datasource,
+    private readonly options: DispatcherOptions,
+    private readonly slots: Slots,
+  ) {
+    this.leaseMs = options.settings.leaseSeconds * 1000;
+    this.log = options.kernel.logger.child({ plugin: 'events', datasource: ds.name });
+  }
+
+  start(): void {
+    this.poll = setInterval(() => this.wake(), this.options.settings.pollMs);
+    this.poll.unref();
+    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    this.passing = this.pass().finally(() => {
+      this.passing = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private queuedCount(): number {
+    return this.queue.reduce((n, chain) => n + chain.length, 0);
+  }
+
+  private async pass(): Promise<void> {
+    // Claims no more than can start soon: what waits in the queue holds a lease for nothing.
+    if (this.queuedCount() >= this.options.settings.batch) return;
+    try {
+      const claimed = await claimDue(this.ds, {
+        instanceId: this.options.instanceId,
+        batch: this.options.settings.batch,
+        leaseMs: this.leaseMs,
+      });
+      if (claimed.length === 0) return;
+      for (const d of claimed) this.held.set(d.id, new AbortController());
+      if (this.stopped) {
+        await this.releaseQuietly(claimed.map((d) => d.id));
+        return;
+      }
+      for (const chain of chainsByKey(claimed)) this.queue.push(chain);
+      this.pump();
+    } catch (err) {
+      this.log.warn({ err: errorText(err) }, 'events: claiming deliveries failed; trying again at the next poll');
+    }
+  }
+
+  /** Starts queued chains while the instance has free slots. */
+  private pump(): void {
+    while (!this.stopped && this.queue.length > 0 && this.slots.running < this.slots.max) {
+      const chain = this.queue.shift()!;
+      this.slots.running++;
+      const run: Promise<void> = this.runChain(chain)
+        .catch((err: unknown) => this.log.error({ err: errorText(err) }, 'events: a delivery chain failed'))
+        .finally(() => {
+          this.slots.running--;
+          this.running.delete(run);
+          // A freed slot: this loop's next chain, else another loop's waiting pump, then look for more.
+          this.pump();
+          this.slots.waiting.shift()?.();
+          this.wake();
+        });
+      this.running.add(run);
+    }
+    if (this.queue.length > 0 && !this.stopped && !this.waitingForSlot) {
+      this.waitingForSlot = true;
+      this.slots.waiting.push(() => {
+        this.waitingForSlot = false;
+        this.pump();
+      });
+    }
+  }
+
+  private async runChain(chain: Delivery[]): Promise<void> {
+    for (let i = 0; i < chain.length; i++) {
+      const outcome = this.stopped ? 'lost' : await this.runOne(chain[i]);
+      if (outcome === 'retry' || outcome === 'lost') {
+        // The rest waits behind this one (its retry, or its new owner): given back untouched.
+        const rest = chain.slice(outcome === 'lost' && this.stopped ? i : i + 1).map((d) => d.id);
+        await this.releaseQuietly(rest);
+        return;
+      }
+    }
+  }
+
+  private async runOne(delivery: Delivery): Promise<Outcome> {
+    const controller = this.held.get(delivery.id);
+    if (!controller || controller.signal.aborted) {
+      this.held.delete(delivery.id);
+      return 'lost';
+    }
+    try {
+      const workflow = this.options.workflows.get(delivery.workflow);
+      const action = workflow?.actions[delivery.action];
+      const gone = !workflow
+        ? `workflow '${delivery.workflow}' no longer exists`
+        : !workflow.enabled
+          ? `workflow '${delivery.workflow}' is disabled`
+          : !action
+            ? `workflow '${delivery.workflow}' has no action ${delivery.action}`
+            : undefined;
+      if (gone || !workflow || !action) {
+        return (await this.write(delivery, { status: 'dead', last_error: gone })) ? 'dead' : 'lost';
+      }
+      const attempts = delivery.attempts + 1;
+      try {
+        await this.options.runner.run(action, {
+          kernel: this.options.kernel,
+          workflow,
+          delivery,
+          event: delivery.payload.event,
+          signal: controller.signal,
+        });
+      } catch (err) {
+        if (controller.signal.aborted) return 'lost';
+        const lastError = errorText(err);
+        if (!permanent(err) && mayRetry(workflow.retry, attempts)) {
+          const nextAt = new Date(Date.now() + retryDelayMs(workflow.retry, attempts, this.options.random)).toISOString();
+          const ok = await this.write(delivery, { status: 'pending', attempts, next_at: nextAt, last_error: lastError });
+          this.log.info({ delivery: delivery.id, attempts, nextAt, error: lastError }, 'events: action failed; will retry');
+          return ok ? 'retry' : 'lost';
+        }
+        this.log.warn({ delivery: delivery.id, attempts, error: lastError }, 'events: action failed for the last time; delivery is dead');
+        return (await this.write(delivery, { status: 'dead', attempts, last_error: lastError })) ? 'dead' : 'lost';
+      }
+      return (await this.write(delivery, { status: 'done', attempts, last_error: null })) ? 'done' : 'lost';
+    } finally {
+      this.held.delete(delivery.id);
+    }
+  }
+
+  /** Writes an outcome; a database error is logged, and the claim left to expire (the delivery runs again). */
+  private async write(delivery: Delivery, data: Record<string, unknown>): Promise<boolean> {
+    try {
+      const ok = await settle(this.ds, delivery.id, this.options.instanceId, data);
+      if (!ok) this.log.warn({ delivery: delivery.id }, 'events: claim lost before the outcome was written; another instance runs it');
+      return ok;
+    } catch (err) {
+      this.log.error(
+        { delivery: delivery.id, err: errorText(err) },
+        'events: writing a delivery outcome failed; it will run again when its claim expires',
+      );
+      return false;
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const ids = [...this.held.keys()];
+    if (ids.length === 0) return;
+    try {
+      const still = await renewClaims(this.ds, ids, this.options.instanceId, this.leaseMs);
+      for (const id of ids) {
+        if (still.has(id)) continue;
+        // Taken over by another instance (our lease had expired): not ours to run or settle.
+        this.held.get(id)?.abort(new Error('claim lost'));
+      }
+    } catch (err) {
+      this.log.warn({ err: errorText(err) }, 'events: renewing delivery claims failed');
+    }
+  }
+
+  private async releaseQuietly(ids: string[]): Promise<void> {
+    for (const id of ids) this.held.delete(id);
+    try {
+      await release(this.ds, ids, this.options.instanceId);
+    } catch (err) {
+      this.log.warn({ err: errorText(err) }, 'events: releasing claims failed; they are taken over when they expire');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.poll);
+    await this.passing;
+    const queued = this.queue.splice(0).flat();
+    await this.releaseQuietly(queued.map((d) => d.id));
+    const timeout = this.options.settings.stopTimeoutMs ?? 10_000;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      Promise.all([...this.running]).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeout);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!waited) {
+      this.log.warn(
+        { running: this.running.size },
+        'events: actions still running at stop; their deliveries run again once their claims expire',
+      );
+      for (const controller of this.held.values()) controller.abort(new Error('dispatcher stopped'));
+    }
+    clearInterval(this.renewal);
+  }
+}

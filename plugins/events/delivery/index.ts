@@ -1,0 +1,24 @@
+/**
+ * Deliveries: the table that carries each workflow action to the outside at least once, the
+ * dispatcher that claims and runs them after commit, the scheduler of schedule triggers, and the
+ * admin API. See claim.ts for how instances share the work.
+ */
+export { DELIVERY_STATUSES, DELIVERY_TABLE, MAX_ERROR_LENGTH, deliveryTables, errorText, fromDeliveryRow, newDeliveryRow } from './table';
+export { createDeliveryQueue } from './queue';
+export { backoffCeilingMs, mayRetry, retryDelayMs } from './backoff';
+export { chainsByKey, eligibleRows, type OrderedRow } from './eligible';
+export { claimDue, dueFilter, release, renewClaims, settle, type ClaimOptions } from './claim';
+export { startDispatcher, type Dispatcher, type DispatcherOptions, type DispatcherSettings } from './dispatcher';
+export { dueMinutes, scheduledDeliveries, startScheduler, type Scheduler, type SchedulerOptions } from './scheduler';
+export {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  changeDelivery,
+  encodeCursor,
+  listDeliveries,
+  mountDeliveryRoutes,
+  parseListParams,
+  toItem,
+  type DeliveryItem,
+  type ListParams,
+} from './routes';

@@ -1,0 +1,113 @@
+/**
+ * The deliveries table `objectql_delivery`, kept in each outbox datasource beside the events it
+ * carries: one row per action of a workflow for one event (or one scheduled minute). The plugin syncs
+ * it itself and never registers it as an object (no protocol serves it, no permission applies).
+ *
+ * Times are ISO 8601 text (`toISOString()`, always 24 characters), not datetime columns: they come
+ * back exactly as written on every driver and compare in time order as text, which is what the
+ * claim's `next_at <= now` and `claimed_until < now` need.
+ */
+import type { DbRecord, FieldDefinition, FieldType, ObjectDefinition } from '../../../kernel';
+import type { Delivery, DeliveryStatus, NewDelivery } from '../types';
+
+export const DELIVERY_TABLE = 'objectql_delivery';
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'claimed', 'done', 'dead', 'discarded'];
+
+/** The longest `last_error` kept. */
+export const MAX_ERROR_LENGTH = 2000;
+
+function field(name: string, type: FieldType, extra: Partial<FieldDefinition> = {}): FieldDefinition {
+  return { name, type, label: name, ...extra };
+}
+
+/** The deliveries table of one datasource (to sync with the outbox's own tables). */
+export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
+  const fields = [
+    // The idempotency key sent with the action.
+    field('id', 'text', { system: true, readonly: true }),
+    field('workflow', 'text', { index: true }),
+    field('action', 'number'),
+    field('ordering_key', 'text', { index: true }),
+    field('sequence', 'number', { index: true }),
+    field('status', 'text', { index: true }),
+    field('attempts', 'number'),
+    field('next_at', 'text'),
+    field('claimed_by', 'text'),
+    field('claimed_until', 'text'),
+    field('last_error', 'textarea'),
+    field('payload', 'json'),
+    field('created_at', 'text', { index: true }),
+    field('updated_at', 'text'),
+  ];
+  return [
+    {
+      name: DELIVERY_TABLE,
+      label: DELIVERY_TABLE,
+      datasource,
+      fields: Object.fromEntries(fields.map((f) => [f.name, f])),
+      indexes: [
+        // The claim: due rows by status and time; the ordering check: a key's rows by sequence.
+        { name: 'objectql_delivery_due', fields: ['status', 'next_at'], unique: false },
+        { name: 'objectql_delivery_key_sequence', fields: ['ordering_key', 'sequence'], unique: false },
+      ],
+      actions: {},
+      rules: [],
+      hooks: [],
+    },
+  ];
+}
+
+/** A new delivery's row: pending, due now. */
+export function newDeliveryRow(delivery: NewDelivery, now: Date): DbRecord {
+  const at = now.toISOString();
+  return {
+    id: delivery.id,
+    workflow: delivery.workflow,
+    action: delivery.action,
+    ordering_key: delivery.orderingKey,
+    sequence: delivery.sequence,
+    status: 'pending',
+    attempts: 0,
+    next_at: at,
+    claimed_by: null,
+    claimed_until: null,
+    last_error: null,
+    payload: delivery.payload,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** A row as a Delivery. */
+export function fromDeliveryRow(row: DbRecord): Delivery {
+  const text = (v: unknown) =>
+    v == null ? undefined : v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : JSON.stringify(v);
+  const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as unknown) : row.payload;
+  const delivery: Delivery = {
+    id: String(row.id),
+    workflow: String(row.workflow),
+    action: Number(row.action),
+    orderingKey: String(row.ordering_key),
+    sequence: Number(row.sequence),
+    status: String(row.status) as DeliveryStatus,
+    attempts: Number(row.attempts ?? 0),
+    nextAt: text(row.next_at) ?? '',
+    payload: payload && typeof payload === 'object' ? payload : {},
+    createdAt: text(row.created_at) ?? '',
+    updatedAt: text(row.updated_at) ?? '',
+  };
+  const claimedBy = text(row.claimed_by);
+  const claimedUntil = text(row.claimed_until);
+  const lastError = text(row.last_error);
+  if (claimedBy !== undefined) delivery.claimedBy = claimedBy;
+  if (claimedUntil !== undefined) delivery.claimedUntil = claimedUntil;
+  if (lastError !== undefined) delivery.lastError = lastError;
+  return delivery;
+}
+
+/** An error's message, short enough for `last_error`. */
+export function errorText(err: unknown, max = MAX_ERROR_LENGTH): string {
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return message.length > max ? `${message.slice(0, max - 1)}…` : message;
+}

@@ -1,0 +1,155 @@
+/**
+ * The events plugin (docs/events.md): a transactional outbox in every outbox datasource, a durable
+ * change feed read at `path` (default /api/events), workflows (`*.workflow.yml`) whose actions are
+ * delivered at least once by a dispatcher, and retention of old events.
+ *
+ * - store.ts: inside each write's transaction (`recordChanging`), numbers the change, stores the
+ *   event and enqueues the deliveries of the workflows it triggers;
+ * - feed.ts, feed-routes.ts: the change feed, as the `eventFeed` service and over HTTP;
+ * - retention.ts: hourly pruning of events older than `retentionHours`;
+ * - workflows/: reading and matching workflows; actions/: running them; delivery/: the deliveries
+ *   table, the dispatcher and the schedules.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { definePlugin, PluginError, type Datasource, type Kernel } from '../../kernel';
+import { createActionRunner } from './actions';
+import {
+  createDeliveryQueue,
+  deliveryTables,
+  mountDeliveryRoutes,
+  startDispatcher,
+  startScheduler,
+  type Dispatcher,
+  type Scheduler,
+} from './delivery';
+import { EventFeed } from './feed';
+import { mountFeedRoutes } from './feed-routes';
+import { DEFAULT_FEED_LIMIT, parseOptions, type EventsOptions, type EventsSettings } from './options';
+import { Retention } from './retention';
+import { Outbox } from './store';
+import { outboxTables } from './tables';
+import type { ActionRunner, Workflow } from './types';
+import { loadWorkflows, matchesTrigger } from './workflows';
+
+export type { EventsOptions, EventsSettings } from './options';
+export type { FeedEvent, FeedPage, FeedRange, FeedJudge, FeedRequest } from './feed';
+export { EventFeed, readFeed, feedJudge } from './feed';
+export { pruneEvents } from './retention';
+
+declare module '../../kernel' {
+  interface KernelServices {
+    /** The change feed (events plugin): read it as a caller with `read(user, {after, limit, datasource, object})`. */
+    eventFeed: EventFeed;
+  }
+}
+
+export default definePlugin((options: EventsOptions = {}) => {
+  const settings = parseOptions(options);
+  let kernel: Kernel;
+  let outboxNames: string[] = [];
+  let started = false;
+  /** The workflows by name: the dispatcher and the scheduler read them at every delivery. */
+  const workflows = new Map<string, Workflow>();
+  let runner: ActionRunner | undefined;
+  let dispatcher: Dispatcher | undefined;
+  let scheduler: Scheduler | undefined;
+  let retention: Retention | undefined;
+  const queue = createDeliveryQueue();
+  const outbox = new Outbox({
+    datasources: () => outboxNames,
+    queue,
+    matchesTrigger,
+  });
+  const outboxes = (): Datasource[] => outboxNames.map((name) => kernel.resolve('datasources').get(name));
+
+  return {
+    name: 'events',
+    register(k) {
+      kernel = k;
+      const path = k.http.path(settings.path);
+      const feed = new EventFeed(k, () => outboxNames, DEFAULT_FEED_LIMIT, settings.feedMaxLimit);
+      k.provide('eventFeed', feed);
+      // Initial data is loaded before plugins start: it is not recorded (the outbox opens at start).
+      k.hooks.recordChanging.tapPromise('events', async (change, { datasource, tx }) => {
+        if (started) await outbox.record(change, datasource, tx);
+      });
+      // After commit: a change that may have enqueued deliveries wakes the dispatcher at once.
+      k.hooks.recordChanged.tap('events', (change) => {
+        if (change.position !== undefined && outbox.watches(change.object)) dispatcher?.wake();
+      });
+      k.hooks.capabilities.tap('events', (list) => [...list, { plugin: 'events', protocol: 'events', routes: [`GET ${path}`] }]);
+      k.hooks.routes.tap('events', (router) => {
+        // The deliveries admin API (delivery/routes.ts) before the feed, under `{path}/deliveries`.
+        mountDeliveryRoutes(router, k, `${path}/deliveries`, outboxes(), () => dispatcher?.wake());
+        mountFeedRoutes(router, k, path, () => (started ? feed : undefined));
+      });
+    },
+    async start() {
+      outboxNames = chooseOutboxes(kernel, settings);
+      for (const ds of outboxes()) {
+        await ds.syncSchema([...outboxTables(ds.name), ...deliveryTables(ds.name)]);
+        await outbox.prepare(ds);
+      }
+      const loaded = loadWorkflows(kernel, settings);
+      for (const w of loaded) workflows.set(w.name, w);
+      outbox.setWorkflows(loaded);
+      started = true;
+      if (settings.dispatcher.enabled && outboxNames.length > 0) {
+        runner = createActionRunner(kernel, settings);
+        dispatcher = startDispatcher({
+          kernel,
+          datasources: outboxes(),
+          workflows,
+          runner,
+          settings: settings.dispatcher,
+          instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+        });
+        // Schedule deliveries are kept in the default datasource (else the first outbox).
+        const home = outboxNames.includes('default') ? 'default' : outboxNames[0];
+        scheduler = startScheduler({
+          kernel,
+          datasource: kernel.resolve('datasources').get(home),
+          workflows,
+          queue,
+          wake: () => dispatcher?.wake(),
+        });
+      }
+      retention = new Retention(outboxes, settings.retentionHours, kernel.logger);
+      retention.start();
+    },
+    async stop() {
+      started = false;
+      await retention?.stop();
+      retention = undefined;
+      await scheduler?.stop();
+      scheduler = undefined;
+      await dispatcher?.stop();
+      dispatcher = undefined;
+      await runner?.close();
+      runner = undefined;
+    },
+  };
+});
+
+/**
+ * The datasources that keep an outbox: those listed, else every datasource holding an object.
+ * Each must be configured and able to lock rows.
+ */
+function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
+  const open = kernel.resolve('datasources');
+  const names =
+    settings.datasources ??
+    [...new Set(kernel.registry.objects().map((def) => def.datasource ?? 'default'))].filter((n) => open.names().includes(n));
+  for (const name of names) {
+    if (!open.names().includes(name))
+      throw new PluginError(
+        `Plugin 'events': datasources names '${name}', which is not a configured datasource (${open.names().join(', ')})`,
+      );
+    if (typeof open.get(name).lockRows !== 'function')
+      throw new PluginError(
+        `Plugin 'events': datasource '${name}' cannot lock rows (its driver has no lockRows), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
+      );
+  }
+  return [...new Set(names)].sort();
+}
