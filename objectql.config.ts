@@ -50,6 +50,7 @@ export default {
           },
     metrics: true, // GET /metrics for Prometheus, read by admins (docs/metrics.md)
     studio: true, // the web console at /studio: sign in with one of the API keys above (docs/studio.md)
+    // events: true, // a change feed at /api/events and the workflows of metadata/**/*.workflow.yml (docs/events.md)
   },
   security: {
     adminRoles: ['admin'],
