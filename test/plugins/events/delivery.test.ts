@@ -4,7 +4,7 @@
  * over, and two dispatchers sharing one table.
  */
 import { expect } from 'chai';
-import type { Datasource } from '../../../kernel';
+import { ObjectQLError, type Datasource } from '../../../kernel';
 import {
   DELIVERY_TABLE,
   createDeliveryQueue,
@@ -99,6 +99,24 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       expect(rows[0]).to.include({ status: 'dead', attempts: 3, lastError: 'endpoint answered 503 for default:1:w:0' });
       expect(rows[1]).to.include({ status: 'done', attempts: 1 });
       expect(calls.map((c) => c.sequence)).to.deep.equal([1000, 1000, 1000, 2000]);
+    });
+
+    it('marks dead at once a delivery the engine refused for its input (no retry can help)', async () => {
+      const ds = await open();
+      await enqueue(ds, [delivery('w', 'k', 1)]);
+      let runs = 0;
+      const refusing: ActionRunner = {
+        run() {
+          runs++;
+          return Promise.reject(new ObjectQLError('VALIDATION_ERROR', "Field 'budget' must be at least 0"));
+        },
+        async close() {},
+      };
+      dispatch(ds, [workflow('w')], refusing);
+      const [dead] = await until('dead', async () => (await all(ds)).filter((d) => d.status === 'dead').length === 1 && all(ds));
+      expect(dead).to.include({ status: 'dead', attempts: 1 });
+      expect(dead.lastError).to.include("Field 'budget' must be at least 0");
+      expect(runs).to.equal(1);
     });
 
     it('marks dead a delivery whose workflow is gone or disabled', async () => {
