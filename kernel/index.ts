@@ -38,6 +38,15 @@ export { MetadataError, type MetadataChange, type MetadataRegistry } from './met
 
 // The data engine, its repositories and the events of committed changes.
 export type * from './engine/types';
+export {
+  noChangeFeed,
+  readChangesAfter,
+  type ChangeFeed,
+  type ChangesAfter,
+  type FeedEvent,
+  type FeedPage,
+  type FeedRequest,
+} from './change-feed';
 export { RECORD_CHANGED_CHANNEL, type PubSub, type PubSubListener, type RecordChangedMessage } from './pubsub';
 
 // Drivers: the datasource contract, the query AST they receive and its reference semantics.

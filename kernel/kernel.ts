@@ -7,6 +7,7 @@ import { InProcessPubSub, RECORD_CHANGED_CHANNEL, type PubSub } from './pubsub';
 import type { DriverFactory } from './drivers';
 import { Engine } from './engine/engine';
 import type { DataEngine } from './engine/types';
+import type { ChangeFeed } from './change-feed';
 import { createHooks, type KernelHooks } from './hooks';
 import { HttpHost } from './http/host';
 import { createLogger, type DestinationStream, type Logger } from './logger';
@@ -31,6 +32,11 @@ export interface KernelServices {
   http: HttpHost;
   /** In-process unless a plugin (pubsub-redis) provides another in register. */
   pubsub: PubSub;
+  /**
+   * The durable change feed (kernel/change-feed.ts), provided in register by the plugin keeping
+   * one (events); absent otherwise: ask `kernel.has('changeFeed')` first.
+   */
+  changeFeed?: ChangeFeed;
 }
 
 /**
@@ -123,6 +129,11 @@ export class Kernel {
       );
     }
     return this.container.resolve(name);
+  }
+
+  /** Whether a service is registered (an optional one, such as `changeFeed`, may not be). */
+  has(name: keyof KernelServices): boolean {
+    return this.container.hasRegistration(name);
   }
 
   /** Registers a service in this kernel's container, for other plugins to resolve. */

@@ -2,43 +2,28 @@
  * The change feed: the events of one datasource's outbox, read in position order after a given
  * position, each judged as the reading caller. `readFeed` knows no HTTP and no kernel (a realtime
  * or GraphQL resume can use it); `feedJudge` builds the judgement from the data engine's
- * visibility rules; `EventFeed` puts both together as the `eventFeed` service.
+ * visibility rules; `EventFeed` puts both together as the kernel's `changeFeed` service, whose
+ * contract (and the FeedEvent, FeedPage and FeedRequest types) is kernel/change-feed.ts.
  */
 import {
   ObjectQLError,
+  type ChangeFeed,
   type DataEngine,
   type DataRecord,
   type Datasource,
   type DbRecord,
+  type FeedEvent,
+  type FeedPage,
+  type FeedRequest,
   type Filter,
   type Kernel,
   type User,
   type Visibility,
 } from '../../kernel';
 import { EVENT_TABLE, fromRow } from './tables';
-import type { Operation, StoredEvent } from './types';
+import type { StoredEvent } from './types';
 
-/** One event as a reader gets it. */
-export interface FeedEvent {
-  position: number;
-  object: string;
-  /** The record's id. */
-  id: string;
-  operation: Operation;
-  /** Fields set (create) or changed (update) that the reader may read. */
-  fields: string[];
-  /** The record after the change (before it, for a delete), masked for the reader. */
-  record: DataRecord;
-  at: string;
-  /** Who made the change (admins only). */
-  user?: string;
-}
-
-export interface FeedPage {
-  events: FeedEvent[];
-  /** The last position scanned (or `after` when none was): the `after` of the next page. */
-  next: number;
-}
+export type { FeedEvent, FeedPage, FeedRequest } from '../../kernel';
 
 export interface FeedRange {
   /** Events after this position (0: from the first). */
@@ -127,19 +112,11 @@ function shape(event: StoredEvent, fields: string[], record: DataRecord): FeedEv
   return { position: event.position, object: event.object, id: event.recordId, operation: event.operation, fields, record, at: event.at };
 }
 
-/** What the feed's reader asks for (the route's parameters, checked). */
-export interface FeedRequest {
-  after?: number;
-  limit?: number;
-  datasource?: string;
-  object?: string;
-}
-
 /**
- * The change feed of one kernel (the `eventFeed` service): which datasources keep one, and a read
- * as a given caller.
+ * The change feed of one kernel (the kernel's `changeFeed` service, kernel/change-feed.ts): which
+ * datasources keep one, and a read as a given caller.
  */
-export class EventFeed {
+export class EventFeed implements ChangeFeed {
   constructor(
     private readonly kernel: Kernel,
     /** Outbox datasources, known once the plugin started. */

@@ -5,7 +5,7 @@
  *
  * - store.ts: inside each write's transaction (`recordChanging`), numbers the change, stores the
  *   event and enqueues the deliveries of the workflows it triggers;
- * - feed.ts, feed-routes.ts: the change feed, as the `eventFeed` service and over HTTP;
+ * - feed.ts, feed-routes.ts: the change feed, as the kernel's `changeFeed` service and over HTTP;
  * - retention.ts: hourly pruning of events older than `retentionHours`;
  * - workflows/: reading and matching workflows; actions/: running them; delivery/: the deliveries
  *   table, the dispatcher and the schedules.
@@ -37,13 +37,6 @@ export type { FeedEvent, FeedPage, FeedRange, FeedJudge, FeedRequest } from './f
 export { EventFeed, readFeed, feedJudge } from './feed';
 export { pruneEvents } from './retention';
 
-declare module '../../kernel' {
-  interface KernelServices {
-    /** The change feed (events plugin): read it as a caller with `read(user, {after, limit, datasource, object})`. */
-    eventFeed: EventFeed;
-  }
-}
-
 export default definePlugin((options: EventsOptions = {}) => {
   const settings = parseOptions(options);
   let kernel: Kernel;
@@ -69,7 +62,8 @@ export default definePlugin((options: EventsOptions = {}) => {
       kernel = k;
       const path = k.http.path(settings.path);
       const feed = new EventFeed(k, () => outboxNames, DEFAULT_FEED_LIMIT, settings.feedMaxLimit);
-      k.provide('eventFeed', feed);
+      // The kernel's change feed service (kernel/change-feed.ts): realtime and GraphQL resume from it.
+      k.provide('changeFeed', feed);
       // Initial data is loaded before plugins start: it is not recorded (the outbox opens at start).
       k.hooks.recordChanging.tapPromise('events', async (change, { datasource, tx }) => {
         if (started) await outbox.record(change, datasource, tx);

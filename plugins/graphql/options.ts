@@ -83,12 +83,17 @@ const schema = z.strictObject(
       .int({ error: 'must be a whole number, 0 or more' })
       .min(0, { error: 'must be a whole number, 0 or more' })
       .default(2),
+    /**
+     * Changes of the object a resuming subscription (`after`) may replay from the change feed, at
+     * most what one subscriber may have undelivered (1000): more is an error telling it to reload.
+     */
+    maxReplay: count.max(1000, { error: 'must be at most 1000' }).default(1000),
     pubsub: z.custom<PubSub>(isPubSub, { error: 'must be a publish/subscribe instance with publish() and subscribe()' }).optional(),
   },
   {
     error:
       'must be an object {path?, port?, introspection?, enableSubscriptions?, enableFederation?, federationServiceName?, ' +
-      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, persistedQueries?, batching?, jit?, pubsub?}',
+      'maxTokens?, maxDepth?, maxAliases?, maxDirectives?, maxSelections?, maxCost?, persistedQueries?, batching?, jit?, maxReplay?, pubsub?}',
   },
 );
 

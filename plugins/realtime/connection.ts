@@ -7,7 +7,17 @@
  */
 import { Semaphore } from 'async-mutex';
 import type { RawData } from 'ws';
-import { ObjectQLError, toObjectQLError, type DataEngine, type DataRecord, type RecordChange, type User } from '../../kernel';
+import {
+  noChangeFeed,
+  ObjectQLError,
+  readChangesAfter,
+  toObjectQLError,
+  type ChangeFeed,
+  type DataEngine,
+  type DataRecord,
+  type RecordChange,
+  type User,
+} from '../../kernel';
 import { parseFilter, type GuardedSocket } from '../../kernel/protocol';
 import type { RealtimeSettings } from './options';
 
@@ -20,6 +30,11 @@ export interface Subscription {
   filters?: unknown;
   /** Gives its place back to the per-connection and per-user counts. */
   release: () => void;
+  /**
+   * A resumed subscription: the change feed's position up to which it was replayed. A live change
+   * at or before it was replayed already (or was not for this subscriber) and is not sent again.
+   */
+  covered?: number;
 }
 
 export interface ConnectionDeps {
@@ -29,6 +44,8 @@ export interface ConnectionDeps {
   authenticate: (credentials: Record<string, string>) => Promise<{ user: User | undefined } | { refused: ObjectQLError }>;
   /** Seconds a socket that may not subscribe yet has to authenticate (`limits.websocket.authTimeoutSeconds`). */
   authTimeoutSeconds: number;
+  /** The kernel's change feed (the events plugin), for a subscribe that resumes (`after`); undefined without one. */
+  changeFeed: () => ChangeFeed | undefined;
   logger: Logger;
 }
 
@@ -102,10 +119,17 @@ export class RealtimeConnection {
     this.enqueue(async () => {
       this.pendingChanges--;
       for (const { sub, record } of await found) {
-        // Unsubscribed meanwhile?
-        if (this.subscriptions.get(sub.id) === sub) {
-          this.send({ type: 'change', subscription: sub.id, object: change.object, operation: change.type, record });
-        }
+        // Unsubscribed meanwhile? Or replayed already (a resumed subscription: this task runs after its replay)?
+        if (this.subscriptions.get(sub.id) !== sub) continue;
+        if (change.position !== undefined && sub.covered !== undefined && change.position <= sub.covered) continue;
+        this.send({
+          type: 'change',
+          subscription: sub.id,
+          object: change.object,
+          operation: change.type,
+          record,
+          ...(change.position !== undefined ? { position: change.position } : {}),
+        });
       }
     });
   }
@@ -175,7 +199,7 @@ export class RealtimeConnection {
           return await this.auth(id, m.token);
         case 'subscribe':
           this.requireAuth();
-          return await this.subscribe(id, m.object, m.filters);
+          return await this.subscribe(id, m.object, m.filters, m.after);
         case 'unsubscribe':
           this.requireAuth();
           return this.unsubscribe(id);
@@ -211,13 +235,20 @@ export class RealtimeConnection {
     this.send({ type: 'ack', ...(id !== undefined ? { id } : {}), user: { id: user.id, roles: user.roles } });
   }
 
-  private async subscribe(id: string | undefined, object: unknown, filters: unknown): Promise<void> {
+  private async subscribe(id: string | undefined, object: unknown, filters: unknown, after: unknown): Promise<void> {
     const subId = id ?? `sub-${this.nextId++}`;
     if (this.subscriptions.has(subId))
       throw new ObjectQLError('INVALID_REQUEST', `A subscription with id '${subId}' already exists on this connection`);
     if (typeof object !== 'string' || !object) throw new ObjectQLError('INVALID_REQUEST', "'object' must be the name of an object");
+    if (after !== undefined && (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0))
+      throw new ObjectQLError('INVALID_REQUEST', "'after' must be a change feed position: a whole number, at least 0", {
+        parameter: 'after',
+      });
+    const feed = after === undefined ? undefined : this.deps.changeFeed();
+    if (after !== undefined && !feed) throw noChangeFeed('after');
     // Counted before it is checked (a refused one gives its place back), so that two sockets of one user cannot both pass the cap.
     const release = this.guard.addSubscription();
+    let sub: Subscription;
     try {
       const engine = this.deps.engine();
       if (!engine.has(object)) throw new ObjectQLError('NOT_FOUND', `Object '${object}' not found`, { object });
@@ -226,12 +257,48 @@ export class RealtimeConnection {
       // The engine checks the rest as for any query of this caller: read permission, unknown or hidden fields, value types.
       await engine.repo(object, { user: this.user }).count({ filters: parsed ? filters : undefined });
       if (this.ws.readyState !== this.ws.OPEN) throw new ObjectQLError('INVALID_REQUEST', 'The connection is closing');
-      this.subscriptions.set(subId, { id: subId, object, filters: parsed ? filters : undefined, release });
+      sub = { id: subId, object, filters: parsed ? filters : undefined, release };
+      if (typeof after === 'number') sub.covered = after;
+      // Live from now on: the changes that come during the replay wait on this socket's line, behind this message.
+      this.subscriptions.set(subId, sub);
     } catch (err) {
       release();
       throw err;
     }
-    this.send({ type: 'ack', id: subId, object });
+    if (!feed || typeof after !== 'number') return this.send({ type: 'ack', id: subId, object });
+    try {
+      const position = await this.replay(sub, feed, after);
+      this.send({ type: 'ack', id: subId, object, position });
+    } catch (err) {
+      if (this.subscriptions.get(subId) === sub) this.subscriptions.delete(subId);
+      release();
+      throw err;
+    }
+  }
+
+  /**
+   * Sends what the change feed holds for `sub` after `after`, as this subscriber may see it and
+   * matching its filter, and returns the position up to which the feed was read (live changes up
+   * to it are then dropped). More than `maxReplay` changes: INVALID_REQUEST, nothing sent.
+   */
+  private async replay(sub: Subscription, feed: ChangeFeed, after: number): Promise<number> {
+    const max = this.deps.settings.maxReplay;
+    const found = await readChangesAfter(feed, this.user, { object: sub.object, after, max });
+    if ('tooMany' in found)
+      throw new ObjectQLError(
+        'INVALID_REQUEST',
+        `More than ${max} changes of '${sub.object}' since position ${after}: too far behind to replay; reload, then subscribe again`,
+        { limit: 'plugins.realtime.maxReplay', max, after },
+      );
+    const visibility = this.deps.engine().repo(sub.object, { user: this.user }).visibility();
+    sub.covered = found.next;
+    for (const event of found.events) {
+      // The feed has masked the record and judged the scope; the filter is matched on what the subscriber may see.
+      const record = { ...event.record, id: event.id };
+      if (sub.filters !== undefined && !visibility.matches(record, sub.filters)) continue;
+      this.send({ type: 'change', subscription: sub.id, object: sub.object, operation: event.operation, record, position: event.position });
+    }
+    return found.next;
   }
 
   private unsubscribe(id: string | undefined): void {

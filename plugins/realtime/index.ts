@@ -73,6 +73,7 @@ export default definePlugin((input: RealtimeOptions = {}) => {
         engine: () => kernel.engine,
         authenticate: (credentials) => authenticateSocket(kernel, req, credentials),
         authTimeoutSeconds: registry.limits.authTimeoutSeconds,
+        changeFeed: () => (kernel.has('changeFeed') ? kernel.resolve('changeFeed') : undefined),
         logger: kernel.logger,
       };
       const tooMany = who.allowed ? guard.identify(who.user) : undefined;

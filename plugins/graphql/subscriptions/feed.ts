@@ -18,7 +18,10 @@
  * then, not a silent subscription that never fires.
  */
 import {
+  ObjectQLError,
+  readChangesAfter,
   RECORD_CHANGED_CHANNEL,
+  type ChangeFeed,
   type DataEngine,
   type DataRecord,
   type Kernel,
@@ -37,12 +40,24 @@ export interface OpenRequest {
   request: RequestContext;
   /** The fields the subscription selects on the record type (id included). */
   fields: string[];
+  /** Resume: first the changes after this change feed position, then live ones (needs `feed`). */
+  after?: number;
+  /** The kernel's change feed, for `after`. */
+  feed?: ChangeFeed;
+  /** Changes of the object a resume may replay at most (the `maxReplay` option). */
+  maxReplay?: number;
+}
+
+/** What one event delivers: the record as the subscriber sees it, and its change feed position when it has one. */
+export interface Delivered {
+  record: DataRecord;
+  position?: number;
 }
 
 interface Entry {
   object: string;
   kind: EventKind;
-  stream: EventStream<RecordChangedMessage, DataRecord>;
+  stream: EventStream<RecordChangedMessage, Delivered>;
 }
 
 /** Every open subscription of one kernel, fed from the pubsub's RECORD_CHANGED_CHANNEL. */
@@ -77,15 +92,20 @@ export class RecordFeed {
     }
   }
 
-  /** Checks the subscription as a query would be checked, then opens its stream. */
-  async open(req: OpenRequest): Promise<AsyncIterableIterator<DataRecord>> {
+  /**
+   * Checks the subscription as a query would be checked, then opens its stream. With `after`, the
+   * stream starts with what the change feed holds after it (as the subscriber may see it, of this
+   * kind, matching `where`); live changes that come meanwhile wait, and those the replay covered
+   * (position at or before where it read to) are dropped.
+   */
+  async open(req: OpenRequest): Promise<AsyncIterableIterator<Delivered>> {
     const engine: DataEngine = this.kernel.engine;
     const where = whereMap(req.where);
     // Throws what a query would: object not readable, unknown or hidden field in where or selection.
     await engine.repo(req.object, req.request).find({ fields: req.fields, ...(where ? { filters: where } : {}), top: 0 });
     const log = req.request.logger ?? this.kernel.logger;
 
-    const toPayload = async (change: RecordChangedMessage): Promise<DataRecord | undefined> => {
+    const toRecord = async (change: RecordChangedMessage): Promise<DataRecord | undefined> => {
       const repo = engine.repo(req.object, req.request);
       if (change.type !== 'deleted') {
         const record = await repo.findOne({
@@ -101,18 +121,57 @@ export class RecordFeed {
       const record = { ...previous, id: change.id };
       return visibility.matches(record, where) ? visibility.mask(record, req.fields) : undefined;
     };
+    const toPayload = async (change: RecordChangedMessage): Promise<Delivered | undefined> => {
+      const record = await toRecord(change);
+      if (!record) return undefined;
+      return typeof change.position === 'number' ? { record, position: change.position } : { record };
+    };
+    /** A resumed subscription: the feed position it was replayed up to. */
+    let covered: number | undefined;
 
     const entry: Entry = {
       object: req.object,
       kind: req.kind,
-      stream: new EventStream<RecordChangedMessage, DataRecord>(
+      stream: new EventStream<RecordChangedMessage, Delivered>(
         toPayload,
         () => this.entries.delete(entry),
         // A change that cannot be judged (the subscriber lost access, a store error) is not sent.
         (err) => log.debug({ err, object: req.object, event: req.kind }, 'subscription event not delivered'),
+        (change) => covered === undefined || typeof change.position !== 'number' || change.position > covered,
       ),
     };
+    if (req.after === undefined || !req.feed) {
+      this.entries.add(entry);
+      return entry.stream;
+    }
+    // Live from now on, held until the replay is delivered.
+    const release = entry.stream.hold();
+    covered = req.after;
     this.entries.add(entry);
+    try {
+      const max = req.maxReplay ?? 1000;
+      const found = await readChangesAfter(req.feed, req.request.user, { object: req.object, after: req.after, max });
+      if ('tooMany' in found)
+        throw new ObjectQLError(
+          'INVALID_REQUEST',
+          `More than ${max} changes of '${req.object}' since position ${req.after}: too far behind to replay; reload, then subscribe again`,
+          { limit: 'maxReplay', max, after: req.after },
+        );
+      const visibility = engine.repo(req.object, req.request).visibility();
+      covered = found.next;
+      for (const event of found.events) {
+        if (event.operation !== req.kind) continue;
+        // The feed has masked the record and judged the scope; `where` is matched on what the subscriber may see.
+        const record = { ...event.record, id: event.id };
+        if (!visibility.matches(record, where)) continue;
+        entry.stream.deliver({ record: visibility.mask(record, req.fields), position: event.position });
+      }
+    } catch (err) {
+      entry.stream.close();
+      throw err;
+    } finally {
+      release();
+    }
     return entry.stream;
   }
 }

@@ -32,6 +32,7 @@ import { GraphQLError, OperationTypeNode, type ExecutionArgs, type GraphQLFormat
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { WebSocketServer } from 'ws';
 import {
+  noChangeFeed,
   ObjectQLError,
   RECORD_CHANGED_CHANNEL,
   type Kernel,
@@ -49,7 +50,7 @@ import { formatError } from '../errors';
 import type { ResolverMap, SchemaContribution } from '../schema';
 import { selectedFields } from '../selection';
 import { connectionCredentials } from './credentials';
-import { RecordFeed } from './feed';
+import { RecordFeed, type Delivered } from './feed';
 import { EVENT_KINDS, subscriptionNames, subscriptionSdl } from './sdl';
 import { serveSocket, type SocketExtra } from './socket';
 
@@ -73,14 +74,24 @@ interface Connection {
   user?: User;
 }
 
+/**
+ * The change feed position of the event an operation's context is delivering: set when the
+ * subscription field resolves an event, read when graphql-ws sends its result (graphql-js runs one
+ * event at a time per subscription, each with the operation's context).
+ */
+const positions = new WeakMap<object, number | undefined>();
+
 export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
   let feed: RecordFeed | undefined;
   let wss: WebSocketServer | undefined;
   let serve: ((guard: GuardedSocket, request: IncomingMessage) => void) | undefined;
   const connections = new WeakMap<GuardedSocket, Connection>();
 
+  /** The kernel's change feed (events plugin): subscriptions then take `after` (resume). */
+  const changeFeed = () => (api.kernel.has('changeFeed') ? api.kernel.resolve('changeFeed') : undefined);
+
   const contributor = (objects: ObjectDefinition[]): SchemaContribution => ({
-    typeDefs: subscriptionSdl(objects),
+    typeDefs: subscriptionSdl(objects, { resume: changeFeed() !== undefined }),
     resolvers: subscriptionResolvers(objects),
   });
 
@@ -90,17 +101,32 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
       const names = subscriptionNames(def.name);
       for (const kind of EVENT_KINDS) {
         fields[names.fields[kind]] = {
-          subscribe: (_parent: unknown, args: { where?: unknown }, context: GraphQLContext, info: GraphQLResolveInfo) => {
+          subscribe: (
+            _parent: unknown,
+            args: { where?: unknown; after?: number | null },
+            context: GraphQLContext,
+            info: GraphQLResolveInfo,
+          ) => {
             if (!feed) throw new GraphQLError('Subscriptions are not running', { extensions: { code: 'SERVICE_UNAVAILABLE' } });
+            const after = args.after ?? undefined;
+            if (after !== undefined && after < 0)
+              throw new ObjectQLError('INVALID_REQUEST', "'after' must be a change feed position: a whole number, at least 0", {
+                parameter: 'after',
+              });
             return feed.open({
               object: def.name,
               kind,
               where: args.where,
               request: context.request,
               fields: selectedFields(info, names.type),
+              ...(after !== undefined ? { after, feed: changeFeed() ?? throwNoFeed(), maxReplay: api.settings.maxReplay } : {}),
             });
           },
-          resolve: (payload: unknown) => payload,
+          // The event's position goes to the result's extensions (onNext below).
+          resolve: (payload: Delivered, _args: unknown, context: GraphQLContext) => {
+            positions.set(context, payload.position);
+            return payload.record;
+          },
         };
       }
     }
@@ -204,9 +230,11 @@ export function createSubscriptions(api: GraphQLPluginApi): Subscriptions {
           ctx.extra.running.delete(id);
         },
         onError: (_ctx, _id, _payload, errors) => format(errors),
-        onNext: (_ctx, _id, _payload, _args, result) => {
-          if (!result.errors?.length) return undefined;
-          return { ...result, errors: format(result.errors) };
+        onNext: (_ctx, _id, _payload, args, result) => {
+          const position = typeof args.contextValue === 'object' && args.contextValue ? positions.get(args.contextValue) : undefined;
+          const withPosition = position === undefined ? result : { ...result, extensions: { ...result.extensions, position } };
+          if (!result.errors?.length) return position === undefined ? undefined : withPosition;
+          return { ...withPosition, errors: format(result.errors) };
         },
       });
       serve = (guard, request) => serveSocket(server, guard, request, (err) => kernel.logger.error({ err }, 'GraphQL WebSocket failed'));
@@ -247,6 +275,10 @@ async function authenticate(
   const outcome = await authenticateSocket(kernel, request, found.credentials);
   if ('refused' in outcome) kernel.logger.debug({ err: outcome.refused }, 'GraphQL WebSocket connection refused');
   return outcome;
+}
+
+function throwNoFeed(): never {
+  throw noChangeFeed('after');
 }
 
 /** A document error carrying its code (formatError gives it to the client). */

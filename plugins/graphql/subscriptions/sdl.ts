@@ -36,8 +36,12 @@ export function whereFields(def: ObjectDefinition): FieldDefinition[] {
   return Object.values(def.fields).filter((f) => !f.multiple && !isJsonTextField(f));
 }
 
-/** The SDL of the Subscription type and the where inputs; a where type clashing with a generated type stops start-up. */
-export function subscriptionSdl(objects: ObjectDefinition[]): string {
+/**
+ * The SDL of the Subscription type and the where inputs; a where type clashing with a generated type
+ * stops start-up. `resume`: the kernel has a change feed, so each field also takes `after: Int`
+ * (first the changes after that position, then live ones).
+ */
+export function subscriptionSdl(objects: ObjectDefinition[], options: { resume?: boolean } = {}): string {
   const taken = new Map<string, string>();
   for (const def of objects) {
     const names = objectNames(def.name);
@@ -61,7 +65,8 @@ export function subscriptionSdl(objects: ObjectDefinition[]): string {
       inputs.push(
         `"""Subscription filter of ${def.name}: a field map; every field given must equal its value."""\ninput ${names.where} {\n${whereLines.join('\n')}\n}`,
       );
-    const arg = hasWhere ? `(where: ${names.where})` : '';
+    const args = [...(hasWhere ? [`where: ${names.where}`] : []), ...(options.resume ? ['after: Int'] : [])];
+    const arg = args.length ? `(${args.join(', ')})` : '';
     fields.push(
       `  """A ${def.name} record was created (delivered when the subscriber may read it and it matches where)."""\n  ${names.fields.created}${arg}: ${names.type}`,
       `  """A ${def.name} record was updated (the record after the change, as the subscriber sees it)."""\n  ${names.fields.updated}${arg}: ${names.type}`,

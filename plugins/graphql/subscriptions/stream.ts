@@ -23,7 +23,25 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
     private readonly toPayload: (change: C) => Promise<P | undefined>,
     private readonly onClose: () => void,
     private readonly onDrop: (error: unknown) => void,
+    /** Whether a change is still to be delivered when its turn comes (after a hold: a resumed subscription drops what it replayed). */
+    private readonly keep: (change: C) => boolean = () => true,
   ) {}
+
+  /**
+   * Holds the changes offered from now on (their payloads are made, not delivered) until the
+   * returned function is called: a resumed subscription delivers what it replays first.
+   */
+  hold(): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    this.tail = this.tail.then(() => gate);
+    return release;
+  }
+
+  /** Delivers a payload now, ahead of the changes held (see hold). */
+  deliver(payload: P): void {
+    this.push(payload);
+  }
 
   get isClosed(): boolean {
     return this.closed;
@@ -44,6 +62,7 @@ export class EventStream<C, P> implements AsyncIterableIterator<P> {
     made.catch(() => undefined);
     this.tail = this.tail.then(async () => {
       this.pending--;
+      if (!this.keep(change)) return;
       let payload: P | undefined;
       try {
         payload = await made;

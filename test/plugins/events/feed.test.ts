@@ -111,7 +111,7 @@ describe('events: change feed', function () {
   });
 
   it('is a service, and readable without HTTP', async () => {
-    const service: EventFeed = s.kernel.resolve('eventFeed');
+    const service = s.kernel.resolve('changeFeed') as EventFeed;
     expect(service.datasources()).to.deep.equal(['default']);
     const page = await service.read(MEMBER, { after: 0, limit: 2 });
     expect(page).to.include({ next: 2 });

@@ -28,6 +28,7 @@ describe('GraphQL plugin options', () => {
       persistedQueries: { maxEntries: 1000, maxQueryLength: 10_000 },
       batching: { maxBatchSize: 10 },
       jit: 2,
+      maxReplay: 1000,
     });
     expect(parseOptions({ persistedQueries: false, batching: { maxBatchSize: 2 } })).to.deep.include({
       persistedQueries: false,
