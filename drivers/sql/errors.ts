@@ -90,6 +90,11 @@ const UNAVAILABLE_CODES: Record<string, string> = {
   ER_STATEMENT_TIMEOUT: 'statement timeout', // MariaDB max_statement_time (1969)
   ER_QUERY_TIMEOUT: 'statement timeout', // MySQL max_execution_time (3024)
   SQLITE_BUSY: 'database file locked by another process',
+  // The store rolled the transaction back to break a lock cycle: the same write, run again, passes.
+  ER_LOCK_DEADLOCK: 'deadlock',
+  ER_LOCK_WAIT_TIMEOUT: 'lock wait timeout',
+  '40P01': 'deadlock',
+  '40001': 'serialization failure',
   '57014': 'statement timeout', // query_canceled: statement_timeout
   '57P01': 'server shutting down',
   '57P02': 'server shutting down',
@@ -103,7 +108,13 @@ const UNAVAILABLE_CODES: Record<string, string> = {
 };
 
 /** MySQL / MariaDB error numbers of the same, for errors that carry no symbolic code. */
-const UNAVAILABLE_ERRNOS: Record<number, string> = { 1040: 'too many connections', 1969: 'statement timeout', 3024: 'statement timeout' };
+const UNAVAILABLE_ERRNOS: Record<number, string> = {
+  1040: 'too many connections',
+  1205: 'lock wait timeout',
+  1213: 'deadlock',
+  1969: 'statement timeout',
+  3024: 'statement timeout',
+};
 
 const UNAVAILABLE_MESSAGES: Array<[RegExp, string]> = [
   [/Timeout acquiring a connection/i, 'no free connection in time'],

@@ -86,6 +86,11 @@ describe('sql driver: errors of a database that is away', () => {
     expect(unavailable(error({ code: 'ER_STATEMENT_TIMEOUT', errno: 1969 }))).to.equal('statement timeout');
     expect(unavailable(error({ errno: 1969 }))).to.equal('statement timeout');
     expect(unavailable(error({ code: '53300' }))).to.equal('too many connections');
+    // A deadlock victim's transaction was rolled back: the same write, run again, passes.
+    expect(unavailable(error({ code: 'ER_LOCK_DEADLOCK', errno: 1213 }))).to.equal('deadlock');
+    expect(unavailable(error({ errno: 1205 }))).to.equal('lock wait timeout');
+    expect(unavailable(error({ code: '40P01' }))).to.equal('deadlock');
+    expect(unavailable(error({ code: '40001' }))).to.equal('serialization failure');
     expect(unavailable(error({ code: '23505' }))).to.equal(undefined);
     expect(unavailable(new Error('syntax error at or near "x"'))).to.equal(undefined);
   });

@@ -15,7 +15,7 @@
  *
  * Pending deliveries are rows, written in the transaction of their event: they survive any restart.
  */
-import type { Datasource, DbRecord, Filter, Transaction } from '../../../kernel';
+import { ObjectQLError, type Datasource, type DbRecord, type Filter, type Transaction } from '../../../kernel';
 import type { Delivery } from '../types';
 import { eligibleRows } from './eligible';
 import { DELIVERY_TABLE, fromDeliveryRow } from './table';
@@ -67,7 +67,7 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<D
   const now = options.now ?? new Date();
   const nowIso = now.toISOString();
   const until = new Date(now.getTime() + options.leaseMs).toISOString();
-  return ds.transaction(async (tx) => {
+  return retryingTransaction(ds, async (tx) => {
     const candidates: Delivery[] = [];
     let eligible: Delivery[] = [];
     let last: Delivery | undefined;
@@ -145,7 +145,7 @@ export async function renewClaims(ds: Datasource, ids: string[], instanceId: str
   if (ids.length === 0) return new Set();
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs).toISOString();
-  return ds.transaction(async (tx) => {
+  return retryingTransaction(ds, async (tx) => {
     const held = new Set<string>();
     for (const row of await lockOwned(ds, ids, instanceId, tx)) {
       await ds.update(DELIVERY_TABLE, String(row.id), { claimed_until: until, updated_at: now.toISOString() }, tx);
@@ -167,7 +167,7 @@ function lockOwned(ds: Datasource, ids: string[], instanceId: string, tx: Transa
  * nothing) when the claim was lost (expired and taken by another instance, or changed by an admin).
  */
 export async function settle(ds: Datasource, id: string, instanceId: string, data: DbRecord): Promise<boolean> {
-  return ds.transaction(async (tx) => {
+  return retryingTransaction(ds, async (tx) => {
     const [row] = await lockOwned(ds, [id], instanceId, tx);
     if (!row) return false;
     await ds.update(DELIVERY_TABLE, id, { claimed_by: null, claimed_until: null, updated_at: new Date().toISOString(), ...data }, tx);
@@ -178,10 +178,30 @@ export async function settle(ds: Datasource, id: string, instanceId: string, dat
 /** Gives back claimed deliveries that were not started: pending again, due as they were. */
 export async function release(ds: Datasource, ids: string[], instanceId: string): Promise<void> {
   if (ids.length === 0) return;
-  await ds.transaction(async (tx) => {
+  await retryingTransaction(ds, async (tx) => {
     const at = new Date().toISOString();
     for (const row of await lockOwned(ds, ids, instanceId, tx)) {
       await ds.update(DELIVERY_TABLE, String(row.id), { status: 'pending', claimed_by: null, claimed_until: null, updated_at: at }, tx);
     }
   });
+}
+
+/** Attempts of a claim transaction the store rolled back to break a deadlock (SERVICE_UNAVAILABLE) before giving up. */
+const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * A transaction run again when the store rolled it back as a deadlock victim or found it
+ * unavailable for a moment: MariaDB's next-key locks make two instances' claims and settlements
+ * deadlock now and then. Giving up on a settlement would leave a delivered action claimed, to run
+ * again once its lease expires.
+ */
+async function retryingTransaction<T>(ds: Datasource, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ds.transaction(fn);
+    } catch (err) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !(err instanceof ObjectQLError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+    }
+  }
 }
