@@ -15,13 +15,15 @@
  * answers a get only). Then one client alone on the list, and paging through every row while
  * sampling the server's memory.
  * ROWS (default 10000), BENCH_SECONDS (default 5) and BENCH_PEERS (default cap,express; none skips
- * both) tune it.
+ * both) tune it. At the end, the events plugin's cost on writes and its delivery latency
+ * (bench/events.ts, `npm run bench:events` alone); BENCH_EVENTS=none skips it.
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { capDiffers } from './cap/verify';
 import { startChild, stopChild } from './child';
+import { benchEvents } from './events';
 import { pageThroughAll } from './paging';
 import { pinLoadGenerator, type Pinning } from './pinning';
 import { printTables, type Measure, type Row } from './report';
@@ -246,6 +248,13 @@ async function main() {
       await benchStore(store, pin);
     } catch (err) {
       console.error(`${store}: not measured: ${(err as Error).message}`);
+    }
+  }
+  if (process.env.BENCH_EVENTS !== 'none') {
+    try {
+      await benchEvents(pin);
+    } catch (err) {
+      console.error(`events: not measured: ${(err as Error).message}`);
     }
   }
 }

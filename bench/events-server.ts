@@ -1,0 +1,49 @@
+/**
+ * One server of `npm run bench:events` in its own process:
+ * `tsx bench/events-server.ts off|outbox|workflow <sqlite file> [receiver URL]`.
+ * - off: ObjectQL with REST on bench_order (bench/metadata-events/), no events plugin;
+ * - outbox: the events plugin on, no workflow (each write also records its event);
+ * - workflow: the events plugin on, its dispatcher enabled, and one workflow
+ *   (bench/metadata-events-workflow/) sending every created bench_order to the receiver.
+ * The SQLite file is removed first. Prints one JSON line once listening: its pid and REST base URL.
+ * Runs the compiled build, as bench/server.ts does.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type * as Server from '../server';
+
+export type EventsVariant = 'off' | 'outbox' | 'workflow';
+
+async function main(variant: EventsVariant, file: string, receiver: string | undefined) {
+  const built = resolve(__dirname, '../dist/server/index.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build, found at run time
+  const { createKernel } = require(built) as typeof Server;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  const metadata = [resolve(__dirname, 'metadata-events')];
+  if (variant === 'workflow') {
+    if (!receiver) throw new Error('the workflow variant needs the receiver URL');
+    process.env.BENCH_EVENTS_RECEIVER = receiver;
+    metadata.push(resolve(__dirname, 'metadata-events-workflow'));
+  }
+  const events = { webhooks: { allowHosts: ['127.0.0.1'] }, dispatcher: { enabled: true } };
+  const kernel = await createKernel({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    metadata,
+    datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: file } } },
+    plugins: { rest: true, ...(variant === 'off' ? {} : { events }) },
+  });
+  await kernel.start();
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, rest: kernel.http.url + kernel.config.routes.data })}\n`);
+}
+
+// An exit on SIGINT or SIGTERM writes the CPU profile of EVENTS_PROFILE=1 (node --cpu-prof).
+process.once('SIGINT', () => process.exit(0));
+process.once('SIGTERM', () => process.exit(0));
+
+main(process.argv[2] as EventsVariant, process.argv[3], process.argv[4]).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

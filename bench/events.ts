@@ -1,0 +1,298 @@
+/**
+ * `npm run bench:events` (and the end of `npm run bench`): what the events plugin (issue 19) costs a
+ * write, and how long a delivery takes. Three ObjectQL servers in the same run, each in a process of
+ * its own on a SQLite file of its own (the compiled build; bench/events-server.ts), with the same
+ * object `bench_order` (bench/metadata-events/):
+ * - events off: no events plugin;
+ * - outbox only: the events plugin on, no workflow (each write also records its event);
+ * - webhook workflow: the events plugin on, its dispatcher enabled, and one workflow
+ *   (bench/metadata-events-workflow/) whose webhook sends every created bench_order, with the
+ *   standard body, to a receiver on 127.0.0.1 (bench/events-receiver.ts, a process of its own;
+ *   allowed by the plugin option webhooks.allowHosts).
+ * Load: REST creates (POST /api/data/bench_order) with autocannon, 10 connections, BENCH_SECONDS
+ * (default 5) per run after 1 s of warm-up, in EVENTS_ROUNDS rounds (default 2; the order of the
+ * servers reversed every other round, against the machine's drift). Each create carries `sent_at`,
+ * the load generator's clock when it was sent. Pinned as `npm run bench` is (bench/pinning.ts): the
+ * servers on CPU 0; the load generator and the receiver on CPU 1.
+ * Reports each server's requests/s (p99 ms), the ratios over events off (issue 19's goal: the
+ * workflow at ≥ 0.8), and for the workflow server, after the load, waiting for the queue to drain
+ * (at most EVENTS_DRAIN_SECONDS, default 60): creates answered vs deliveries received, how long the
+ * drain took, and the latency from commit to the receiver — the event's `at`, stamped by the outbox
+ * inside the write's transaction just before it commits (ms resolution), to the receiver's arrival
+ * on the same machine's clock — as p50/p99, beside the latency from the create being sent. Then
+ * the same at a steady EVENTS_RATE creates/s (default 100; 0 skips it): the latency without
+ * saturation, where the runs above measure it behind a full queue of writes.
+ * EVENTS_PROFILE=1 runs the workflow server under `node --cpu-prof` and prints where the profile is.
+ */
+import autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startChild, stopChild } from './child';
+import type { EventsVariant } from './events-server';
+import { pinLoadGenerator, type Pinning } from './pinning';
+import type { Measure } from './report';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.EVENTS_ROUNDS ?? 2);
+const DRAIN_SECONDS = Number(process.env.EVENTS_DRAIN_SECONDS ?? 60);
+const PROFILE = process.env.EVENTS_PROFILE === '1';
+/** The paced run's creates/s (latency without saturation); 0 skips it. */
+const PACED_RATE = Number(process.env.EVENTS_RATE ?? 100);
+const CONNECTIONS = 10;
+const WARM_SECONDS = 1;
+/** The record each create sends, with `sent_at` added per request. */
+const ORDER = { name: 'New order', status: 'open', amount: 42 };
+const OBJECT = 'bench_order';
+
+const now = () => performance.timeOrigin + performance.now();
+
+const VARIANTS: EventsVariant[] = ['off', 'outbox', 'workflow'];
+const LABEL: Record<EventsVariant, string> = {
+  off: 'events off',
+  outbox: 'events on, outbox only (no workflow)',
+  workflow: 'events on, one webhook workflow',
+};
+
+interface ReceiverStats {
+  delivered: number;
+  duplicates: number;
+  ignored: number;
+  commitToArrival: number[];
+  sentToArrival: number[];
+  firstArrival: number;
+  lastArrival: number;
+}
+
+/** The receiver process, asked through its IPC channel. */
+class Receiver {
+  constructor(
+    readonly url: string,
+    readonly child: ChildProcess,
+  ) {}
+
+  private ask<T>(msg: object, type: string): Promise<T> {
+    return new Promise((resolveAnswer) => {
+      const onMessage = (answer: { type: string }) => {
+        if (answer.type !== type) return;
+        this.child.off('message', onMessage);
+        resolveAnswer(answer as T);
+      };
+      this.child.on('message', onMessage);
+      this.child.send(msg);
+    });
+  }
+
+  reset(since: number): Promise<void> {
+    return this.ask({ type: 'reset', since }, 'reset');
+  }
+
+  stats(): Promise<ReceiverStats> {
+    return this.ask({ type: 'stats' }, 'stats');
+  }
+}
+
+interface CreateMeasure extends Measure {
+  /** Creates answered 2xx. */
+  created: number;
+}
+
+async function createLoad(rest: string, duration: number, overallRate?: number): Promise<CreateMeasure> {
+  const url = new URL(rest);
+  let firstError: string | undefined;
+  const result = await autocannon({
+    url: url.origin,
+    duration,
+    connections: CONNECTIONS,
+    ...(overallRate ? { overallRate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: `${url.pathname.replace(/\/$/, '')}/${OBJECT}`,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...ORDER, sent_at: now() }) }),
+        onResponse: (status: number, body: string) => {
+          if (status >= 300 && !firstError) firstError = `HTTP ${status} ${body.slice(0, 300)}`;
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    mean: result.latency.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+    firstError,
+    created: result['2xx'],
+  };
+}
+
+interface Delivery {
+  created: number;
+  /** Received by the time the load ended. */
+  byEndOfLoad: number;
+  delivered: number;
+  duplicates: number;
+  /** From the end of the load to the last delivery (or to giving up), s. */
+  drainSeconds: number;
+  drained: boolean;
+  commit: { p50: number; p99: number };
+  sent: { p50: number; p99: number };
+}
+
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `created` deliveries arrived, or nothing arrived for DRAIN_SECONDS. */
+async function drain(receiver: Receiver, created: number): Promise<{ stats: ReceiverStats; drained: boolean }> {
+  let stats = await receiver.stats();
+  let progressAt = now();
+  let last = stats.delivered;
+  while (stats.delivered < created && now() - progressAt < DRAIN_SECONDS * 1000) {
+    await sleep(100);
+    stats = await receiver.stats();
+    if (stats.delivered > last) {
+      last = stats.delivered;
+      progressAt = now();
+    }
+  }
+  return { stats, drained: stats.delivered >= created };
+}
+
+/** `rate`: creates/s over all connections (a paced run); default as fast as the server answers. */
+async function measureWorkflow(server: string, receiver: Receiver, rate?: number): Promise<{ load: CreateMeasure; delivery: Delivery }> {
+  // The warm-up's deliveries are drained first: the measured run starts with an empty queue.
+  const warm = await createLoad(server, WARM_SECONDS);
+  await drain(receiver, (await receiver.stats()).delivered + warm.created);
+  await sleep(500);
+  await receiver.reset(now());
+  const load = await createLoad(server, SECONDS, rate);
+  const endOfLoad = now();
+  const byEndOfLoad = (await receiver.stats()).delivered;
+  const { stats, drained } = await drain(receiver, load.created);
+  const lastArrival = stats.lastArrival || endOfLoad;
+  return {
+    load,
+    delivery: {
+      created: load.created,
+      byEndOfLoad,
+      delivered: stats.delivered,
+      duplicates: stats.duplicates,
+      drainSeconds: drained ? Math.max(0, lastArrival - endOfLoad) / 1000 : (now() - endOfLoad) / 1000,
+      drained,
+      commit: { p50: percentile(stats.commitToArrival, 0.5), p99: percentile(stats.commitToArrival, 0.99) },
+      sent: { p50: percentile(stats.sentToArrival, 0.5), p99: percentile(stats.sentToArrival, 0.99) },
+    },
+  };
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '—');
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export async function benchEvents(pin: Pinning): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'objectql-bench-events-'));
+  const children: ChildProcess[] = [];
+  try {
+    // The receiver stands for the outside world: beside the load generator, not the servers.
+    const other = pin.server === undefined ? undefined : 1;
+    const r = await startChild<{ url: string }>(resolve(__dirname, 'events-receiver.ts'), [], { ipc: true, cpu: other });
+    children.push(r.child);
+    const receiver = new Receiver(r.info.url, r.child);
+    const servers = {} as Record<EventsVariant, string>;
+    for (const v of VARIANTS) {
+      const profile = PROFILE && v === 'workflow' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
+      const { info, child } = await startChild<{ rest: string }>(
+        resolve(__dirname, 'events-server.ts'),
+        [v, join(dir, `${v}.sqlite`), receiver.url],
+        { cpu: pin.server, nodeFlags: profile },
+      );
+      children.push(child);
+      servers[v] = info.rest;
+    }
+    console.log(`\n### events: SQLite, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
+    console.log(
+      `REST creates (POST /api/data/${OBJECT}) on three ObjectQL servers, each on a SQLite file of its own: ` +
+        `${VARIANTS.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}).\n`,
+    );
+    const loads: Record<EventsVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [] };
+    const deliveries: Delivery[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+      for (const v of order) {
+        let m: CreateMeasure;
+        if (v === 'workflow') {
+          const w = await measureWorkflow(servers[v], receiver);
+          m = w.load;
+          deliveries.push(w.delivery);
+        } else {
+          await createLoad(servers[v], WARM_SECONDS);
+          m = await createLoad(servers[v], SECONDS);
+        }
+        if (m.errors) console.error(`events ${v}: ${m.errors} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
+        loads[v].push(m);
+      }
+    }
+
+    const paced = PACED_RATE > 0 ? await measureWorkflow(servers.workflow, receiver, PACED_RATE) : undefined;
+
+    const rounds = Array.from({ length: ROUNDS }, (_, i) => `round ${i + 1}`);
+    const off = mean(loads.off.map((m) => m.rps));
+    console.log('Requests/s (p99 ms):\n');
+    console.log(`| server | ${rounds.join(' | ')} | mean req/s | ÷ events off |`);
+    console.log(`|---|${rounds.map(() => '---:').join('|')}|---:|---:|`);
+    for (const v of VARIANTS) {
+      const rps = mean(loads[v].map((m) => m.rps));
+      const cells = loads[v].map((m) => `${m.rps.toFixed(0)} (${m.p99})`);
+      console.log(`| ${LABEL[v]} | ${cells.join(' | ')} | ${rps.toFixed(0)} | ${off > 0 ? (rps / off).toFixed(2) : '—'} |`);
+    }
+    const ratio = off > 0 ? mean(loads.workflow.map((m) => m.rps)) / off : NaN;
+    const perRound = loads.workflow.map((m, i) => (loads.off[i].rps > 0 ? (m.rps / loads.off[i].rps).toFixed(2) : '—'));
+    console.log(
+      `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}.`,
+    );
+
+    console.log(
+      `\nDelivery (webhook workflow server): creates answered, deliveries received (each counted once) by the end of the load and ` +
+        `after waiting for the queue to drain (giving up after ${DRAIN_SECONDS} s without progress); latency from commit (the event's ` +
+        "`at`, stamped inside the write's transaction) and from the create being sent, to the arrival at the receiver, ms:\n",
+    );
+    console.log(
+      '| run | created | delivered by end of load | delivered | duplicates | drain after the load | commit → receiver p50 / p99 | sent → receiver p50 / p99 |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    const runs: Array<[string, Delivery]> = deliveries.map((d, i) => [`round ${i + 1}, as fast as it answers`, d]);
+    if (paced)
+      runs.push([`paced, ${PACED_RATE} creates/s (${paced.load.rps.toFixed(0)} answered/s, p99 ${paced.load.p99} ms)`, paced.delivery]);
+    // Paced, autocannon builds each request (and stamps its sent_at) before waiting for its turn.
+    if (paced) paced.delivery.sent = { p50: NaN, p99: NaN };
+    runs.forEach(([name, d]) => {
+      const drained = `${d.drainSeconds.toFixed(1)} s${d.drained ? '' : ' (not drained)'}`;
+      console.log(
+        `| ${name} | ${d.created} | ${d.byEndOfLoad} | ${d.delivered} | ${d.duplicates} | ${drained} | ${ms(d.commit.p50)} / ${ms(d.commit.p99)} | ${ms(d.sent.p50)} / ${ms(d.sent.p99)} |`,
+      );
+    });
+    console.log(
+      `\nDelivered can exceed created by up to the ${CONNECTIONS} creates in flight when the load stops (committed, their answers not counted). ` +
+        'Paced, sent → receiver is left out: autocannon stamps a request when it builds it, before it waits for its turn.',
+    );
+    if (PROFILE) console.log(`\nCPU profile of the workflow server: ${join(dir, 'profile')} (written when it stops).`);
+  } finally {
+    await Promise.all(children.map((c) => stopChild(c)));
+    // The SQLite files go; a profile stays where it was said to be.
+    if (!PROFILE) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  benchEvents(pinLoadGenerator()).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
