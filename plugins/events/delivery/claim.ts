@@ -167,11 +167,35 @@ function lockOwned(ds: Datasource, ids: string[], instanceId: string, tx: Transa
  * nothing) when the claim was lost (expired and taken by another instance, or changed by an admin).
  */
 export async function settle(ds: Datasource, id: string, instanceId: string, data: DbRecord): Promise<boolean> {
+  return (await settleMany(ds, instanceId, [{ id, data }])).has(id);
+}
+
+/**
+ * The outcomes of several deliveries in one transaction (one commit, where each would cost one):
+ * writes those this instance still holds and returns their ids.
+ */
+export async function settleMany(
+  ds: Datasource,
+  instanceId: string,
+  outcomes: Array<{ id: string; data: DbRecord }>,
+): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
   return retryingTransaction(ds, async (tx) => {
-    const [row] = await lockOwned(ds, [id], instanceId, tx);
-    if (!row) return false;
-    await ds.update(DELIVERY_TABLE, id, { claimed_by: null, claimed_until: null, updated_at: new Date().toISOString(), ...data }, tx);
-    return true;
+    const owned = new Set(
+      (
+        await lockOwned(
+          ds,
+          outcomes.map((o) => o.id),
+          instanceId,
+          tx,
+        )
+      ).map((row) => String(row.id)),
+    );
+    const at = new Date().toISOString();
+    for (const { id, data } of outcomes) {
+      if (owned.has(id)) await ds.update(DELIVERY_TABLE, id, { claimed_by: null, claimed_until: null, updated_at: at, ...data }, tx);
+    }
+    return owned;
   });
 }
 

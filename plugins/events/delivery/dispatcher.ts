@@ -22,7 +22,7 @@
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import type { ActionRunner, Delivery, Workflow } from '../types';
 import { mayRetry, retryDelayMs } from './backoff';
-import { claimDue, release, renewClaims, settle } from './claim';
+import { claimDue, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
 import { errorText } from './table';
 
@@ -59,6 +59,9 @@ type Outcome = 'done' | 'retry' | 'dead' | 'lost';
 
 /** Errors of an engine action that the same input gets again: retrying cannot help, the delivery is dead at once. */
 const PERMANENT_CODES = new Set(['VALIDATION_ERROR', 'INVALID_REQUEST', 'FORBIDDEN', 'UNAUTHORIZED', 'NOT_FOUND']);
+
+/** Outcomes written in one transaction at most. */
+const OUTCOMES_PER_TRANSACTION = 100;
 
 function permanent(err: unknown): boolean {
   return err instanceof ObjectQLError && PERMANENT_CODES.has(err.code);
@@ -98,6 +101,9 @@ class DatasourceLoop {
   /** Every claim this loop holds (queued or running), by id; the value aborts its action. */
   private readonly held = new Map<string, AbortController>();
   private readonly running = new Set<Promise<void>>();
+  /** Outcomes waiting to be written, and the write under way. */
+  private readonly outcomes: Array<{ id: string; data: Record<string, unknown>; resolve: (owned: boolean) => void }> = [];
+  private writing: Promise<void> | undefined;
   private readonly leaseMs: number;
   private readonly log: Kernel['logger'];
 
@@ -243,19 +249,41 @@ class DatasourceLoop {
     }
   }
 
-  /** Writes an outcome; a database error is logged, and the claim left to expire (the delivery runs again). */
-  private async write(delivery: Delivery, data: Record<string, unknown>): Promise<boolean> {
-    try {
-      const ok = await settle(this.ds, delivery.id, this.options.instanceId, data);
-      if (!ok) this.log.warn({ delivery: delivery.id }, 'events: claim lost before the outcome was written; another instance runs it');
-      return ok;
-    } catch (err) {
-      this.log.error(
-        { delivery: delivery.id, err: errorText(err) },
-        'events: writing a delivery outcome failed; it will run again when its claim expires',
-      );
-      return false;
+  /**
+   * Writes an outcome; a database error is logged, and the claim left to expire (the delivery runs
+   * again). Outcomes settled in the same turn of the event loop share one transaction.
+   */
+  private write(delivery: Delivery, data: Record<string, unknown>): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.outcomes.push({ id: delivery.id, data, resolve });
+      this.writing ??= this.writeOutcomes();
+    });
+  }
+
+  private async writeOutcomes(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0, OUTCOMES_PER_TRANSACTION);
+      let owned = new Set<string>();
+      try {
+        owned = await settleMany(
+          this.ds,
+          this.options.instanceId,
+          batch.map(({ id, data }) => ({ id, data })),
+        );
+      } catch (err) {
+        this.log.error(
+          { deliveries: batch.map((o) => o.id), err: errorText(err) },
+          'events: writing delivery outcomes failed; they will run again when their claims expire',
+        );
+      }
+      for (const outcome of batch) {
+        const ok = owned.has(outcome.id);
+        if (!ok) this.log.warn({ delivery: outcome.id }, 'events: claim lost before the outcome was written; another instance runs it');
+        outcome.resolve(ok);
+      }
     }
+    this.writing = undefined;
   }
 
   private async renew(): Promise<void> {
