@@ -193,7 +193,9 @@ export class SqlDatasource implements Datasource {
   async lockRows(object: string, query: Query, tx: Transaction, options: { skipLocked?: boolean } = {}): Promise<DbRecord[]> {
     const info = this.info(object);
     const lock = this.dialect.rowLocks ? (options.skipLocked ? 'skip' : 'wait') : undefined;
-    return this.run(info, 'find', tx, false, (db, st) => selectRows(db, st, info, this.dialect, query, (related) => this.info(related), lock));
+    return this.run(info, 'find', tx, false, (db, st) =>
+      selectRows(db, st, info, this.dialect, query, (related) => this.info(related), lock),
+    );
   }
 
   async count(object: string, filter: Filter | undefined, tx?: Transaction): Promise<number> {
