@@ -35,6 +35,7 @@ export type { Logger } from './logger';
 export * from './metadata/types';
 export { relationsOf, defaultRelatedName, type Relation } from './metadata/relations';
 export { MetadataError, type MetadataChange, type MetadataRegistry } from './metadata/registry';
+export { formatPath, lineOfPath, type PathSegment } from './metadata/problems';
 
 // The data engine, its repositories and the events of committed changes.
 export type * from './engine/types';

@@ -63,25 +63,33 @@ export class ProblemList {
   /** The line of the deepest node of `path` that exists in the file (the key, for map entries). */
   private locate(file: string, path: PathSegment[]): number | undefined {
     const source = this.sources.get(file);
-    if (!source) return undefined;
-    let node: unknown = source.doc.contents;
-    let best: Node | undefined;
-    for (const seg of path) {
-      if (isMap(node)) {
-        const pair = node.items.find((p) => keyText(p.key) === String(seg));
-        if (!pair) break;
-        best = (pair.key as Node | null) ?? best;
-        node = pair.value;
-      } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
-        node = node.items[seg];
-        best = (node as Node | null) ?? best;
-      } else {
-        break;
-      }
-    }
-    const offset = best?.range?.[0];
-    return offset === undefined ? undefined : source.lines.linePos(offset).line;
+    return source ? lineOfPath(source.doc.contents, source.lines, path) : undefined;
   }
+}
+
+/**
+ * The 1-based line of a key path (`['actions', 0, 'url']`) in a parsed YAML document: the deepest
+ * node of the path that exists (the key, for map entries). `lines` is the LineCounter the document
+ * was parsed with.
+ */
+export function lineOfPath(contents: unknown, lines: LineCounter, path: readonly PathSegment[]): number | undefined {
+  let node: unknown = contents;
+  let best: Node | undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => keyText(p.key) === String(seg));
+      if (!pair) break;
+      best = (pair.key as Node | null) ?? best;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
+      node = node.items[seg];
+      best = (node as Node | null) ?? best;
+    } else {
+      break;
+    }
+  }
+  const offset = best?.range?.[0];
+  return offset === undefined ? undefined : lines.linePos(offset).line;
 }
 
 function keyText(key: unknown): string | undefined {

@@ -4,25 +4,18 @@
  * again (once, and only when something is wrong) to locate them.
  */
 import * as fs from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { MetadataError } from '../../../kernel';
+import { formatPath, lineOfPath, MetadataError, type PathSegment } from '../../../kernel';
 
 type MetadataProblem = MetadataError['problems'][number];
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 /** Reports one problem at a path inside the file being read. */
 export type Report = (path: PathSegment[], reason: string) => void;
 
-export function formatPath(segments: readonly PathSegment[]): string {
-  let out = '';
-  for (const seg of segments) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
-  }
-  return out;
-}
+export { formatPath };
 
 export class WorkflowProblems {
   private readonly list: { file: string; path: PathSegment[]; reason: string }[] = [];
@@ -73,30 +66,8 @@ export class Locator {
   }
 
   line(path: readonly PathSegment[]): number | undefined {
-    let node: unknown = this.contents;
-    let best: Node | undefined = isMap(node) || isSeq(node) ? node : undefined;
-    for (const seg of path) {
-      if (isMap(node)) {
-        const pair = node.items.find((p) => keyText(p.key) === String(seg));
-        if (!pair) break;
-        best = (pair.key as Node | null) ?? best;
-        node = pair.value;
-      } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
-        node = node.items[seg];
-        best = (node as Node | null) ?? best;
-      } else {
-        break;
-      }
-    }
-    const offset = best?.range?.[0];
-    return offset === undefined ? undefined : this.lines.linePos(offset).line;
+    return lineOfPath(this.contents, this.lines, path);
   }
-}
-
-function keyText(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
-  if (typeof key === 'string' || typeof key === 'number') return String(key);
-  return undefined;
 }
 
 export function describeValue(v: unknown): string {
