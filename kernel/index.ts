@@ -35,7 +35,8 @@ export type { Logger } from './logger';
 export * from './metadata/types';
 export { relationsOf, defaultRelatedName, type Relation } from './metadata/relations';
 export { MetadataError, type MetadataChange, type MetadataRegistry } from './metadata/registry';
-export { formatPath, lineOfPath, type PathSegment } from './metadata/problems';
+export { formatPath, lineOfPath, type PathSegment, type Report } from './metadata/problems';
+export { describeValue, parseWith } from './metadata/zod-issues';
 
 // The data engine, its repositories and the events of committed changes.
 export type * from './engine/types';

@@ -5,15 +5,12 @@
  */
 import * as fs from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
-import { formatPath, lineOfPath, MetadataError, type PathSegment } from '../../../kernel';
+import { describeValue, formatPath, lineOfPath, MetadataError, parseWith, type PathSegment, type Report } from '../../../kernel';
 
 type MetadataProblem = MetadataError['problems'][number];
 
-export type { PathSegment };
-
-/** Reports one problem at a path inside the file being read. */
-export type Report = (path: PathSegment[], reason: string) => void;
+export type { PathSegment, Report };
+export { describeValue, parseWith };
 
 export { formatPath };
 
@@ -68,57 +65,4 @@ export class Locator {
   line(path: readonly PathSegment[]): number | undefined {
     return lineOfPath(this.contents, this.lines, path);
   }
-}
-
-export function describeValue(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
-  if (typeof v === 'object' || typeof v === 'function') return 'a map';
-  if (v === undefined) return 'undefined';
-  if (typeof v === 'bigint' || typeof v === 'symbol') return `${typeof v} ${v.toString()}`;
-  return `${typeof v} ${JSON.stringify(v)}`;
-}
-
-const EXPECTED: Record<string, string> = {
-  object: 'a map',
-  record: 'a map',
-  array: 'a list',
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'true or false',
-};
-
-/** Reasons for zod's issues where a schema gives none of its own. */
-const errorMap: z.core.$ZodErrorMap = (issue) => {
-  switch (issue.code) {
-    case 'invalid_type':
-      if (issue.input === undefined) return 'is required';
-      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${describeValue(issue.input)}`;
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => String(v)).join(', ')} (got ${describeValue(issue.input)})`;
-    case 'too_small':
-      if ((issue.origin === 'array' || issue.origin === 'string') && Number(issue.minimum) === 1) return 'must not be empty';
-      return `must be ${issue.inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}`;
-    case 'too_big':
-      return `must be ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}`;
-    default:
-      return undefined;
-  }
-};
-
-/** Parses `value` with `schema`; each issue is reported at its path below `base`. Undefined when invalid. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, base: PathSegment[], report: Report): z.output<S> | undefined {
-  const result = schema.safeParse(value, { error: errorMap });
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) {
-    const at = [...base, ...issue.path.filter((p): p is PathSegment => typeof p !== 'symbol')];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) report([...at, key], 'unknown key');
-    } else {
-      report(at, issue.message);
-    }
-  }
-  return undefined;
 }
