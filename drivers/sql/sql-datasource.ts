@@ -19,7 +19,7 @@ import type { SqlDatasourceOptions } from './config';
 import { ConnectionGuard } from './connection-guard';
 import { errorMessage, type DialectName, type SqlDialect } from './dialects/base';
 import { storeError } from './errors';
-import { countRows, encodeRow, selectRows, type Db } from './query-sql';
+import { countRows, encodeRow, selectRows, type Db, type RowLock } from './query-sql';
 import { ShapeParts } from './shape';
 import { DEFAULT_STATEMENT_CACHE_SIZE } from './statement-cache';
 import { Statements } from './statements';
@@ -184,15 +184,17 @@ export class SqlDatasource implements Datasource {
     return this.guard!.forSchema(() => this.exclusive(() => fn({ knex: db, dialect: this.dialect, datasource: this.name })));
   }
 
-  async find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
-    const info = this.info(object);
-    return this.run(info, 'find', tx, false, (db, st) => selectRows(db, st, info, this.dialect, query, (related) => this.info(related)));
+  find(object: string, query: Query, tx?: Transaction): Promise<DbRecord[]> {
+    return this.select(object, query, tx);
   }
 
   /** SQLite runs one transaction at a time (and has no FOR UPDATE): a find in the transaction holds what it read. */
-  async lockRows(object: string, query: Query, tx: Transaction, options: { skipLocked?: boolean } = {}): Promise<DbRecord[]> {
+  lockRows(object: string, query: Query, tx: Transaction, options: { skipLocked?: boolean } = {}): Promise<DbRecord[]> {
+    return this.select(object, query, tx, this.dialect.rowLocks ? (options.skipLocked ? 'skip' : 'wait') : undefined);
+  }
+
+  private async select(object: string, query: Query, tx: Transaction | undefined, lock?: RowLock): Promise<DbRecord[]> {
     const info = this.info(object);
-    const lock = this.dialect.rowLocks ? (options.skipLocked ? 'skip' : 'wait') : undefined;
     return this.run(info, 'find', tx, false, (db, st) =>
       selectRows(db, st, info, this.dialect, query, (related) => this.info(related), lock),
     );
