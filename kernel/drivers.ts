@@ -64,6 +64,12 @@ export interface Datasource {
    * LOCKED). A store whose transactions run one at a time (SQLite, memory) finds as usual.
    */
   lockRows?(object: string, query: Query, tx: Transaction, options?: { skipLocked?: boolean }): Promise<DbRecord[]>;
+  /**
+   * Optional, for bookkeeping tables written in bulk (the events plugin's deliveries): sets the same
+   * values on every record the filter matches, in one statement (`UPDATE ... WHERE`), and returns
+   * how many it changed. Writes the store directly: no hooks, no validation, no change events.
+   */
+  updateWhere?(object: string, filter: Filter, data: DbRecord, tx?: Transaction): Promise<number>;
 }
 
 export interface PoolStats {

@@ -110,6 +110,20 @@ export class MemoryDatasource implements Datasource {
     });
   }
 
+  updateWhere(object: string, filter: Filter, data: DbRecord, tx?: Transaction): Promise<number> {
+    return settled(() => {
+      const t = this.useTx(tx);
+      const matches = compileFilter(filter);
+      const { id: _ignored, ...patch } = copyInput(data);
+      const changed = [...this.candidates(object, filter, t)].filter(matches).map((r) => ({ ...structuredClone(r), ...patch, id: r.id }));
+      for (const record of changed) {
+        checkUnique(object, this.keys(object), record, this.rows(object, t));
+        this.write(object, String(record.id), record, t);
+      }
+      return changed.length;
+    });
+  }
+
   delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
     return settled(() => {
       const t = this.useTx(tx);

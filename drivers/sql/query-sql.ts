@@ -31,7 +31,7 @@ function projection(info: TableInfo, fields: string[] | undefined): string[] {
   return [...new Set(['id', ...fields.filter((f) => info.families.has(f))])];
 }
 
-function applyWhere(qb: Knex.QueryBuilder, where: Frag | undefined): Knex.QueryBuilder {
+export function applyWhere(qb: Knex.QueryBuilder, where: Frag | undefined): Knex.QueryBuilder {
   return where ? qb.whereRaw(where.sql, where.bindings as Knex.RawBinding[]) : qb;
 }
 

@@ -19,7 +19,8 @@ import type { SqlDatasourceOptions } from './config';
 import { ConnectionGuard } from './connection-guard';
 import { errorMessage, type DialectName, type SqlDialect } from './dialects/base';
 import { storeError } from './errors';
-import { countRows, encodeRow, selectRows, type Db, type RowLock } from './query-sql';
+import { applyWhere, columnScope, countRows, encodeRow, selectRows, type Db, type RowLock } from './query-sql';
+import { whereSql } from './filter-sql';
 import { ShapeParts } from './shape';
 import { DEFAULT_STATEMENT_CACHE_SIZE } from './statement-cache';
 import { Statements } from './statements';
@@ -249,6 +250,22 @@ export class SqlDatasource implements Datasource {
       },
       id,
     );
+  }
+
+  async updateWhere(object: string, filter: Filter, data: DbRecord, tx?: Transaction): Promise<number> {
+    const info = this.info(object);
+    const { id: _ignored, ...patch } = data;
+    const row = encodeRow(info, this.dialect, patch);
+    const columns = Object.keys(row);
+    if (columns.length === 0) return 0;
+    const parts = new ShapeParts('updateWhere', info.table);
+    parts.names(columns);
+    const slots = columns.map((c) => parts.value(row[c]));
+    const where = parts.frag(whereSql(filter, columnScope(info, this.dialect)));
+    const shape = (db: Db) =>
+      parts.shape((v) => applyWhere(db(info.table), where(v)).update(Object.fromEntries(columns.map((c, i) => [c, v[slots[i]]]))));
+    const { changes } = await this.run(info, 'updateWhere', tx, true, (db, st) => st.run(db, shape(db)));
+    return changes;
   }
 
   async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {

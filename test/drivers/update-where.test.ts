@@ -1,0 +1,79 @@
+/**
+ * updateWhere (kernel/drivers.ts): the same values on every record a filter matches, in one
+ * statement, returning how many changed; inside a transaction it commits or rolls back with it.
+ */
+import { expect } from 'chai';
+import { MemoryDatasource } from '../../drivers/memory';
+import type { Datasource, Filter } from '../../kernel';
+import { describeDialects } from './sql/helpers';
+import { field, objectDef } from './sql/objects';
+
+const JOB = 'bulk_job';
+const pending: Filter = { field: 'state', op: 'eq', value: 'pending' };
+
+function updateWhereSuite(make: () => Promise<Datasource>) {
+  let ds: Datasource;
+  beforeEach(async () => {
+    ds = await make();
+    for (const [id, state] of [
+      ['j1', 'pending'],
+      ['j2', 'pending'],
+      ['j3', 'done'],
+    ])
+      await ds.create(JOB, { id, state, tries: 0 });
+  });
+
+  const states = async () =>
+    Object.fromEntries((await ds.find(JOB, { sort: [{ field: 'id', dir: 'asc' }] })).map((r) => [r.id, [r.state, r.tries]]));
+
+  it('sets the values on the matching records only and says how many', async () => {
+    expect(await ds.updateWhere!(JOB, pending, { state: 'claimed', tries: 1 })).to.equal(2);
+    expect(await states()).to.deep.equal({ j1: ['claimed', 1], j2: ['claimed', 1], j3: ['done', 0] });
+  });
+
+  it('matches by id list and leaves the id itself alone', async () => {
+    const n = await ds.updateWhere!(JOB, { field: 'id', op: 'in', value: ['j1', 'j3', 'missing'] }, { id: 'other', state: 'x' });
+    expect(n).to.equal(2);
+    expect(await states()).to.deep.equal({ j1: ['x', 0], j2: ['pending', 0], j3: ['x', 0] });
+  });
+
+  it('is undone with its rolled-back transaction', async () => {
+    const failed = ds.transaction(async (tx) => {
+      expect(await ds.updateWhere!(JOB, pending, { state: 'claimed' }, tx)).to.equal(2);
+      throw new Error('roll back');
+    });
+    expect(
+      await failed.then(
+        () => 'committed',
+        (err: Error) => err.message,
+      ),
+    ).to.equal('roll back');
+    expect(await states()).to.deep.equal({ j1: ['pending', 0], j2: ['pending', 0], j3: ['done', 0] });
+  });
+}
+
+const job = objectDef(JOB, [field('state', 'text'), field('tries', 'number')]);
+
+describeDialects('sql driver: updateWhere', (ns) => {
+  let opened: Datasource | undefined;
+  afterEach(async () => {
+    await opened?.disconnect();
+    opened = undefined;
+  });
+  updateWhereSuite(async () => {
+    const ds = ns().make();
+    await ds.connect();
+    await ds.syncSchema([job]);
+    opened = ds;
+    return ds;
+  });
+});
+
+describe('memory driver: updateWhere', () => {
+  updateWhereSuite(async () => {
+    const ds = new MemoryDatasource('default');
+    await ds.connect();
+    await ds.syncSchema([job]);
+    return ds;
+  });
+});
