@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { definePlugin, PluginError, type Datasource, type Kernel } from '../../kernel';
+import { definePlugin, PluginError, type Datasource, type Kernel, type RecordChange } from '../../kernel';
 import { createActionRunner } from './actions';
 import {
   createDeliveryQueue,
@@ -27,7 +27,7 @@ import { EventFeed } from './feed';
 import { mountFeedRoutes } from './feed-routes';
 import { DEFAULT_FEED_LIMIT, parseOptions, type EventsOptions, type EventsSettings } from './options';
 import { Retention } from './retention';
-import { Outbox } from './store';
+import { Outbox, type Recorded } from './store';
 import { outboxTables } from './tables';
 import type { ActionRunner, Workflow } from './types';
 import { loadWorkflows, matchesTrigger } from './workflows';
@@ -53,7 +53,10 @@ export default definePlugin((options: EventsOptions = {}) => {
     datasources: () => outboxNames,
     queue,
     matchesTrigger,
+    preclaim: (datasource) => dispatcher?.preclaim(datasource),
   });
+  /** What a change enqueued, from its write's transaction until it commits (a rolled-back change is never looked up again). */
+  const enqueued = new WeakMap<RecordChange, Recorded & { datasource: string }>();
   const outboxes = (): Datasource[] => outboxNames.map((name) => kernel.resolve('datasources').get(name));
 
   return {
@@ -66,11 +69,17 @@ export default definePlugin((options: EventsOptions = {}) => {
       k.provide('changeFeed', feed);
       // Initial data is loaded before plugins start: it is not recorded (the outbox opens at start).
       k.hooks.recordChanging.tapPromise('events', async (change, { datasource, tx }) => {
-        if (started) await outbox.record(change, datasource, tx);
+        if (!started) return;
+        const recorded = await outbox.record(change, datasource, tx);
+        if (recorded && recorded.deliveries > 0) enqueued.set(change, { datasource: datasource.name, ...recorded });
       });
-      // After commit: a change that may have enqueued deliveries wakes the dispatcher at once.
+      // After commit: deliveries written claimed run here; others pending wake the dispatcher at once.
       k.hooks.recordChanged.tap('events', (change) => {
-        if (change.position !== undefined && outbox.watches(change.object)) dispatcher?.wake();
+        const recorded = enqueued.get(change);
+        if (!recorded) return;
+        enqueued.delete(change);
+        if (recorded.claimed.length > 0) dispatcher?.adopt(recorded.datasource, recorded.claimed);
+        if (recorded.claimed.length < recorded.deliveries) dispatcher?.wake();
       });
       k.hooks.capabilities.tap('events', (list) => [...list, { plugin: 'events', protocol: 'events', routes: [`GET ${path}`] }]);
       k.hooks.routes.tap('events', (router) => {
@@ -140,9 +149,10 @@ function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
       throw new PluginError(
         `Plugin 'events': datasources names '${name}', which is not a configured datasource (${open.names().join(', ')})`,
       );
-    if (typeof open.get(name).lockRows !== 'function')
+    const ds = open.get(name);
+    if (typeof ds.lockRows !== 'function' || typeof ds.updateWhere !== 'function')
       throw new PluginError(
-        `Plugin 'events': datasource '${name}' cannot lock rows (its driver has no lockRows), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
+        `Plugin 'events': datasource '${name}' cannot lock rows (its driver has no lockRows and updateWhere), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
       );
   }
   return [...new Set(names)].sort();

@@ -12,7 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ObjectQLError, type DataRecord, type Datasource, type RecordChange, type Transaction } from '../../kernel';
 import { COUNTER_TABLE, EVENT_TABLE, FEED_COUNTER, toRow } from './tables';
-import type { DeliveryQueue, NewDelivery, Operation, RecordTrigger, StoredEvent, Workflow } from './types';
+import type { Delivery, DeliveryQueue, NewDelivery, Operation, Preclaim, RecordTrigger, StoredEvent, Workflow } from './types';
 
 /** Fields that change on every update: not a change of their own. */
 const STAMPS = new Set(['updated_at', 'updated_by']);
@@ -26,7 +26,17 @@ export interface OutboxDeps {
   queue?: DeliveryQueue;
   /** Whether an event fires a record trigger (workflows/). */
   matchesTrigger(trigger: RecordTrigger, event: StoredEvent): boolean;
+  /** A claim for this instance's dispatcher when it has room for more deliveries of the datasource (delivery/claim.ts). */
+  preclaim?(datasource: string): Preclaim | undefined;
   now?: () => Date;
+}
+
+export interface Recorded {
+  event: StoredEvent;
+  /** How many deliveries it enqueued. */
+  deliveries: number;
+  /** Those written claimed by this instance; the others wait, pending, for a claim. */
+  claimed: Delivery[];
 }
 
 export class Outbox {
@@ -52,11 +62,6 @@ export class Outbox {
     this.triggered = map;
   }
 
-  /** Whether an enabled workflow watches this object's changes. */
-  watches(object: string): boolean {
-    return this.triggered.has(object);
-  }
-
   /**
    * Makes sure the counter row exists (at start, outside any write): a new one starts after the
    * highest position already stored, should the row have been lost.
@@ -75,26 +80,26 @@ export class Outbox {
 
   /**
    * Records one change inside its write's transaction (the `recordChanging` tap): returns the
-   * event, or undefined when the datasource keeps no outbox. Sets `change.position`.
+   * event and the deliveries written claimed by this instance (to run once the write commits), or
+   * undefined when the datasource keeps no outbox. Sets `change.position`.
    */
-  async record(change: RecordChange, ds: Datasource, tx: Transaction): Promise<StoredEvent | undefined> {
+  async record(change: RecordChange, ds: Datasource, tx: Transaction): Promise<Recorded | undefined> {
     if (!this.keeps(ds.name)) return undefined;
-    if (!ds.lockRows) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
+    if (!ds.lockRows || !ds.updateWhere) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
     const [counter] = await ds.lockRows(COUNTER_TABLE, { filter: { field: 'id', op: 'eq', value: FEED_COUNTER }, top: 1 }, tx, {
       skipLocked: false,
     });
     if (!counter) throw new Error(`events: the change feed counter of datasource '${ds.name}' is missing (it is created at start)`);
     const position = Number(counter.value) + 1;
-    await ds.update(COUNTER_TABLE, FEED_COUNTER, { value: position }, tx);
+    await ds.updateWhere(COUNTER_TABLE, { field: 'id', op: 'eq', value: FEED_COUNTER }, { value: position }, tx);
     const event = toEvent(change, ds.name, position, (this.deps.now?.() ?? new Date()).toISOString());
     await ds.create(EVENT_TABLE, toRow(event), tx);
     change.position = position;
     const deliveries = this.deliveriesOf(event);
-    if (deliveries.length > 0) {
-      if (!this.deps.queue) throw new Error('events: workflows are triggered, but the delivery queue is missing');
-      await this.deps.queue.enqueue(ds, tx, deliveries);
-    }
-    return event;
+    if (deliveries.length === 0) return { event, deliveries: 0, claimed: [] };
+    if (!this.deps.queue) throw new Error('events: workflows are triggered, but the delivery queue is missing');
+    const claimed = await this.deps.queue.enqueue(ds, tx, deliveries, this.deps.preclaim?.(ds.name));
+    return { event, deliveries: deliveries.length, claimed };
   }
 
   /** One delivery per action of every enabled workflow whose record trigger the event fires. */

@@ -142,9 +142,19 @@ export interface Delivery {
 export type NewDelivery = Pick<Delivery, 'id' | 'workflow' | 'action' | 'orderingKey' | 'sequence' | 'payload'>;
 
 /** The deliveries table of one datasource (delivery/store.ts). */
+/** A claim written with a new delivery's row: it starts claimed by this instance until `until`. */
+export interface Preclaim {
+  instanceId: string;
+  until: string;
+}
+
 export interface DeliveryQueue {
-  /** Inside the write's transaction: the deliveries of one event. */
-  enqueue(ds: Datasource, tx: Transaction, deliveries: NewDelivery[]): Promise<void>;
+  /**
+   * Inside the write's transaction: the deliveries of one event. With `claim` they are written
+   * already claimed by this instance (delivery/claim.ts), unless an earlier delivery of one of their
+   * keys is still to run; returns the deliveries written claimed, to be run after commit.
+   */
+  enqueue(ds: Datasource, tx: Transaction, deliveries: NewDelivery[], claim?: Preclaim): Promise<Delivery[]>;
   /** Outside a transaction (schedules): a delivery whose id exists already is not added again. */
   enqueueOnce(ds: Datasource, delivery: NewDelivery): Promise<boolean>;
 }

@@ -13,7 +13,13 @@
  * - settling (done, retry, dead, release) and renewing first check, under the row lock, that the row
  *   is still claimed by this instance: a claim lost to another instance is left alone.
  *
- * Pending deliveries are rows, written in the transaction of their event: they survive any restart.
+ * - a delivery may also start claimed: the outbox writes it claimed by this instance, in its event's
+ *   transaction, when this instance's dispatcher has room and no earlier delivery of its key is
+ *   still to run (`keysBusy`). No other instance can see the row before it commits, and it is then
+ *   claimed like any other: the same leases, renewals and settlements. This saves the claim's
+ *   transaction for nearly every delivery.
+ *
+ * Deliveries are rows, written in the transaction of their event: they survive any restart.
  */
 import { ObjectQLError, type Datasource, type DbRecord, type Filter, type Transaction } from '../../../kernel';
 import type { Delivery } from '../types';
@@ -30,40 +36,85 @@ export interface ClaimOptions {
   now?: Date;
 }
 
+/** Pending deliveries whose time has come. */
+function pendingDue(nowIso: string): Filter {
+  return {
+    and: [
+      { field: 'status', op: 'eq', value: 'pending' },
+      { field: 'next_at', op: 'le', value: nowIso },
+    ],
+  };
+}
+
+/** Claimed deliveries whose lease has expired: their instance is gone. */
+function expiredClaims(nowIso: string): Filter {
+  return {
+    and: [
+      { field: 'status', op: 'eq', value: 'claimed' },
+      { field: 'claimed_until', op: 'lt', value: nowIso },
+    ],
+  };
+}
+
 /** The due filter: pending and due, or claimed with an expired lease (its instance is gone). */
 export function dueFilter(nowIso: string): Filter {
-  return {
-    or: [
-      {
-        and: [
-          { field: 'status', op: 'eq', value: 'pending' },
-          { field: 'next_at', op: 'le', value: nowIso },
-        ],
-      },
-      {
-        and: [
-          { field: 'status', op: 'eq', value: 'claimed' },
-          { field: 'claimed_until', op: 'lt', value: nowIso },
-        ],
-      },
-    ],
-  };
+  return { or: [pendingDue(nowIso), expiredClaims(nowIso)] };
 }
 
-function lock(ds: Datasource, filter: Filter, tx: Transaction, top?: number): Promise<DbRecord[]> {
-  const query = {
-    filter,
-    sort: [
-      { field: 'sequence', dir: 'asc' as const },
-      { field: 'id', dir: 'asc' as const },
-    ],
-    ...(top ? { top } : {}),
-  };
-  return ds.lockRows ? ds.lockRows(DELIVERY_TABLE, query, tx, { skipLocked: true }) : ds.find(DELIVERY_TABLE, query, tx);
+const BY_SEQUENCE = [
+  { field: 'sequence', dir: 'asc' as const },
+  { field: 'id', dir: 'asc' as const },
+];
+
+function bySequence(a: Delivery, b: Delivery): number {
+  return a.sequence - b.sequence || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** Claims up to `batch` due deliveries the ordering allows; returns them (as claimed), in sequence order. */
-export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<Delivery[]> {
+function lock(ds: Datasource, filter: Filter, tx: Transaction, top: number): Promise<DbRecord[]> {
+  return ds.lockRows!(DELIVERY_TABLE, { filter, sort: BY_SEQUENCE, top }, tx, { skipLocked: true });
+}
+
+/**
+ * The first `top` due rows after `last`, locked. The two kinds of due rows are read apart, each
+ * along the (status, sequence, id) index, so a read stops after `top` rows however long the
+ * backlog: an OR of both would make the store gather every due row to sort them.
+ */
+async function lockDue(ds: Datasource, nowIso: string, tx: Transaction, top: number, last?: Delivery): Promise<Delivery[]> {
+  const after: Filter[] = last
+    ? [
+        {
+          or: [
+            { field: 'sequence', op: 'gt', value: last.sequence },
+            {
+              and: [
+                { field: 'sequence', op: 'eq', value: last.sequence },
+                { field: 'id', op: 'gt', value: last.id },
+              ],
+            },
+          ],
+        },
+      ]
+    : [];
+  const pending = await lock(ds, { and: [pendingDue(nowIso), ...after] }, tx, top);
+  const expired = await lock(ds, { and: [expiredClaims(nowIso), ...after] }, tx, top);
+  return [...pending, ...expired].map(fromDeliveryRow).sort(bySequence).slice(0, top);
+}
+
+/** Sets the same values on the deliveries named, in one statement. */
+function updateIds(ds: Datasource, ids: string[], data: DbRecord, tx: Transaction): Promise<number> {
+  if (ids.length === 0) return Promise.resolve(0);
+  return ds.updateWhere!(DELIVERY_TABLE, { field: 'id', op: 'in', value: ids }, data, tx);
+}
+
+export interface Claimed {
+  /** The deliveries claimed (as claimed), in sequence order. */
+  claimed: Delivery[];
+  /** Due deliveries found but left, blocked by an earlier one of their key or beyond the batch. */
+  left: boolean;
+}
+
+/** Claims up to `batch` due deliveries the ordering allows. */
+export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<Claimed> {
   const now = options.now ?? new Date();
   const nowIso = now.toISOString();
   const until = new Date(now.getTime() + options.leaseMs).toISOString();
@@ -74,22 +125,7 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<D
     for (let page = 0; page < MAX_PAGES; page++) {
       // After a page whose rows were all blocked (a key waiting for a retry, with a backlog behind
       // it), the next page: one stuck key must not starve every other key.
-      const after: Filter[] = last
-        ? [
-            {
-              or: [
-                { field: 'sequence', op: 'gt', value: last.sequence },
-                {
-                  and: [
-                    { field: 'sequence', op: 'eq', value: last.sequence },
-                    { field: 'id', op: 'gt', value: last.id },
-                  ],
-                },
-              ],
-            },
-          ]
-        : [];
-      const rows = (await lock(ds, { and: [dueFilter(nowIso), ...after] }, tx, options.batch)).map(fromDeliveryRow);
+      const rows = await lockDue(ds, nowIso, tx, options.batch, last);
       candidates.push(...rows);
       if (candidates.length > 0) {
         // Earlier deliveries of the same keys that are still to run: one query for every key.
@@ -115,19 +151,42 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<D
       if (eligible.length >= options.batch || rows.length < options.batch) break;
       last = rows[rows.length - 1];
     }
-    const chosen = eligible.sort((a, b) => a.sequence - b.sequence || (a.id < b.id ? -1 : 1)).slice(0, options.batch);
-    const claimed: Delivery[] = [];
-    for (const d of chosen) {
-      const row = await ds.update(
-        DELIVERY_TABLE,
-        d.id,
-        { status: 'claimed', claimed_by: options.instanceId, claimed_until: until, updated_at: nowIso },
-        tx,
-      );
-      if (row) claimed.push(fromDeliveryRow(row));
-    }
-    return claimed;
+    const chosen = eligible.sort(bySequence).slice(0, options.batch);
+    const claim = { status: 'claimed' as const, claimed_by: options.instanceId, claimed_until: until, updated_at: nowIso };
+    await updateIds(
+      ds,
+      chosen.map((d) => d.id),
+      claim,
+      tx,
+    );
+    return {
+      claimed: chosen.map((d) => ({ ...d, status: claim.status, claimedBy: options.instanceId, claimedUntil: until, updatedAt: nowIso })),
+      // A full batch may have more due behind it.
+      left: candidates.length > chosen.length || chosen.length >= options.batch,
+    };
   });
+}
+
+/**
+ * Whether a delivery of one of these keys is still to run (pending or claimed), inside `tx`: a new
+ * delivery of such a key must wait behind it (the outbox then enqueues it pending, unclaimed).
+ */
+export async function keysBusy(ds: Datasource, keys: string[], tx: Transaction): Promise<boolean> {
+  const rows = await ds.find(
+    DELIVERY_TABLE,
+    {
+      filter: {
+        and: [
+          { field: 'ordering_key', op: 'in', value: keys },
+          { field: 'status', op: 'in', value: ['pending', 'claimed'] },
+        ],
+      },
+      fields: ['id'],
+      top: 1,
+    },
+    tx,
+  );
+  return rows.length > 0;
 }
 
 function ownedFilter(ids: string[], instanceId: string): Filter {
@@ -146,20 +205,18 @@ export async function renewClaims(ds: Datasource, ids: string[], instanceId: str
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs).toISOString();
   return retryingTransaction(ds, async (tx) => {
-    const held = new Set<string>();
-    for (const row of await lockOwned(ds, ids, instanceId, tx)) {
-      await ds.update(DELIVERY_TABLE, String(row.id), { claimed_until: until, updated_at: now.toISOString() }, tx);
-      held.add(String(row.id));
-    }
+    const held = await lockOwned(ds, ids, instanceId, tx);
+    await updateIds(ds, [...held], { claimed_until: until, updated_at: now.toISOString() }, tx);
     return held;
   });
 }
 
-function lockOwned(ds: Datasource, ids: string[], instanceId: string, tx: Transaction): Promise<DbRecord[]> {
-  const query = { filter: ownedFilter(ids, instanceId), fields: ['id'] };
+/** The ids of these deliveries that this instance still holds, locked until `tx` ends. */
+async function lockOwned(ds: Datasource, ids: string[], instanceId: string, tx: Transaction): Promise<Set<string>> {
   // Waits for a lock rather than skipping it: a row of ours another transaction holds is being
   // claimed over (expired lease), and its outcome decides whether it is still ours.
-  return ds.lockRows ? ds.lockRows(DELIVERY_TABLE, query, tx) : ds.find(DELIVERY_TABLE, query, tx);
+  const rows = await ds.lockRows!(DELIVERY_TABLE, { filter: ownedFilter(ids, instanceId), fields: ['id'] }, tx);
+  return new Set(rows.map((row) => String(row.id)));
 }
 
 /**
@@ -171,8 +228,8 @@ export async function settle(ds: Datasource, id: string, instanceId: string, dat
 }
 
 /**
- * The outcomes of several deliveries in one transaction (one commit, where each would cost one):
- * writes those this instance still holds and returns their ids.
+ * The outcomes of several deliveries in one transaction (one commit, where each would cost one;
+ * one statement per distinct outcome): writes those this instance still holds and returns their ids.
  */
 export async function settleMany(
   ds: Datasource,
@@ -181,19 +238,23 @@ export async function settleMany(
 ): Promise<Set<string>> {
   if (outcomes.length === 0) return new Set();
   return retryingTransaction(ds, async (tx) => {
-    const owned = new Set(
-      (
-        await lockOwned(
-          ds,
-          outcomes.map((o) => o.id),
-          instanceId,
-          tx,
-        )
-      ).map((row) => String(row.id)),
+    const owned = await lockOwned(
+      ds,
+      outcomes.map((o) => o.id),
+      instanceId,
+      tx,
     );
     const at = new Date().toISOString();
+    const alike = new Map<string, { data: DbRecord; ids: string[] }>();
     for (const { id, data } of outcomes) {
-      if (owned.has(id)) await ds.update(DELIVERY_TABLE, id, { claimed_by: null, claimed_until: null, updated_at: at, ...data }, tx);
+      if (!owned.has(id)) continue;
+      const key = JSON.stringify(data);
+      const group = alike.get(key) ?? { data, ids: [] };
+      group.ids.push(id);
+      alike.set(key, group);
+    }
+    for (const { data, ids } of alike.values()) {
+      await updateIds(ds, ids, { claimed_by: null, claimed_until: null, updated_at: at, ...data }, tx);
     }
     return owned;
   });
@@ -203,10 +264,8 @@ export async function settleMany(
 export async function release(ds: Datasource, ids: string[], instanceId: string): Promise<void> {
   if (ids.length === 0) return;
   await retryingTransaction(ds, async (tx) => {
-    const at = new Date().toISOString();
-    for (const row of await lockOwned(ds, ids, instanceId, tx)) {
-      await ds.update(DELIVERY_TABLE, String(row.id), { status: 'pending', claimed_by: null, claimed_until: null, updated_at: at }, tx);
-    }
+    const owned = await lockOwned(ds, ids, instanceId, tx);
+    await updateIds(ds, [...owned], { status: 'pending', claimed_by: null, claimed_until: null, updated_at: new Date().toISOString() }, tx);
   });
 }
 

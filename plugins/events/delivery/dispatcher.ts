@@ -3,8 +3,12 @@
  * actions after commit.
  *
  * - A pass claims up to `batch` deliveries in one transaction. Passes run every `pollMs` (unref'd
- *   timer), on `wake()` (the plugin calls it after a local commit), and when a chain of actions
- *   ends; never two at once for one datasource: a wake during a pass runs one more pass after it.
+ *   timer), on `wake()` (the plugin calls it after a local commit that enqueued deliveries
+ *   pending), and when a chain of actions ends; never two at once for one datasource: a wake during
+ *   a pass runs one more pass after it.
+ * - Deliveries of a local write usually need no pass: while fewer than `batch` wait to start, the
+ *   outbox writes them already claimed by this instance (`preclaim`), and the plugin hands them
+ *   over once the write commits (`adopt`).
  * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
  *   once (per instance, over all datasources); a chain runs its deliveries one after another in
  *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
@@ -20,7 +24,7 @@
  *   Their claims expire and another instance runs them again: at least once.
  */
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
-import type { ActionRunner, Delivery, Workflow } from '../types';
+import type { ActionRunner, Delivery, Preclaim, Workflow } from '../types';
 import { mayRetry, retryDelayMs } from './backoff';
 import { claimDue, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
@@ -51,6 +55,13 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   /** Runs a pass now (after the current one, if one runs). */
   wake(): void;
+  /**
+   * A claim for the deliveries a write is enqueueing in this datasource, when this instance has
+   * room for them (fewer than `batch` waiting to start); else undefined, and they wait pending.
+   */
+  preclaim(datasource: string): Preclaim | undefined;
+  /** Once their write committed: runs deliveries written claimed with `preclaim`'s claim. */
+  adopt(datasource: string, deliveries: Delivery[]): void;
   /** Stops claiming, waits (bounded) for running actions, then resolves. Harmless twice. */
   stop(): Promise<void>;
 }
@@ -77,10 +88,17 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const slots: Slots = { running: 0, max: Math.max(1, options.settings.concurrency), waiting: [] };
   const loops = options.datasources.map((ds) => new DatasourceLoop(ds, options, slots));
   for (const loop of loops) loop.start();
+  const loopOf = (datasource: string) => loops.find((l) => l.name === datasource);
   let stopping: Promise<void> | undefined;
   return {
     wake() {
       for (const loop of loops) loop.wake();
+    },
+    preclaim(datasource) {
+      return loopOf(datasource)?.preclaim();
+    },
+    adopt(datasource, deliveries) {
+      loopOf(datasource)?.adopt(deliveries);
     },
     stop() {
       stopping ??= Promise.all(loops.map((l) => l.stop())).then(() => undefined);
@@ -94,6 +112,13 @@ class DatasourceLoop {
   private passing: Promise<void> | undefined;
   private again = false;
   private waitingForSlot = false;
+  /**
+   * Whether due deliveries may be waiting unclaimed: the last pass left some (blocked by their
+   * key's order, or beyond its batch) or was skipped with the queue full, or deliveries were
+   * released since. A chain that ends then looks for more at once; otherwise, with every delivery
+   * of this instance's writes claimed as they commit, the next wake or poll does.
+   */
+  private backlog = true;
   private poll: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
   /** Chains claimed and not started yet. */
@@ -114,6 +139,10 @@ class DatasourceLoop {
   ) {
     this.leaseMs = options.settings.leaseSeconds * 1000;
     this.log = options.kernel.logger.child({ plugin: 'events', datasource: ds.name });
+  }
+
+  get name(): string {
+    return this.ds.name;
   }
 
   start(): void {
@@ -139,19 +168,39 @@ class DatasourceLoop {
     });
   }
 
+  preclaim(): Preclaim | undefined {
+    if (this.stopped || this.queuedCount() >= this.options.settings.batch) return undefined;
+    return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString() };
+  }
+
+  adopt(deliveries: Delivery[]): void {
+    if (deliveries.length === 0) return;
+    for (const d of deliveries) this.held.set(d.id, new AbortController());
+    if (this.stopped) {
+      void this.releaseQuietly(deliveries.map((d) => d.id));
+      return;
+    }
+    for (const chain of chainsByKey(deliveries)) this.queue.push(chain);
+    this.pump();
+  }
+
   private queuedCount(): number {
     return this.queue.reduce((n, chain) => n + chain.length, 0);
   }
 
   private async pass(): Promise<void> {
     // Claims no more than can start soon: what waits in the queue holds a lease for nothing.
-    if (this.queuedCount() >= this.options.settings.batch) return;
+    if (this.queuedCount() >= this.options.settings.batch) {
+      this.backlog = true;
+      return;
+    }
     try {
-      const claimed = await claimDue(this.ds, {
+      const { claimed, left } = await claimDue(this.ds, {
         instanceId: this.options.instanceId,
         batch: this.options.settings.batch,
         leaseMs: this.leaseMs,
       });
+      this.backlog = left;
       if (claimed.length === 0) return;
       for (const d of claimed) this.held.set(d.id, new AbortController());
       if (this.stopped) {
@@ -175,10 +224,10 @@ class DatasourceLoop {
         .finally(() => {
           this.slots.running--;
           this.running.delete(run);
-          // A freed slot: this loop's next chain, else another loop's waiting pump, then look for more.
+          // A freed slot: this loop's next chain, else another loop's waiting pump, then more if some wait.
           this.pump();
           this.slots.waiting.shift()?.();
-          this.wake();
+          if (this.backlog) this.wake();
         });
       this.running.add(run);
     }
@@ -303,6 +352,7 @@ class DatasourceLoop {
 
   private async releaseQuietly(ids: string[]): Promise<void> {
     for (const id of ids) this.held.delete(id);
+    if (ids.length > 0) this.backlog = true;
     try {
       await release(this.ds, ids, this.options.instanceId);
     } catch (err) {

@@ -1,17 +1,22 @@
 /**
  * Adds deliveries to a datasource's deliveries table. The outbox enqueues inside the write's
- * transaction, so a delivery exists exactly when its event committed; the scheduler enqueues
+ * transaction, so a delivery exists exactly when its event committed (already claimed, when this
+ * instance's dispatcher takes it after commit); the scheduler enqueues
  * outside one, keyed by workflow and minute, so that every instance may try and one row results.
  */
 import { ObjectQLError } from '../../../kernel';
 import type { DeliveryQueue } from '../types';
-import { DELIVERY_TABLE, newDeliveryRow } from './table';
+import { keysBusy } from './claim';
+import { DELIVERY_TABLE, fromDeliveryRow, newDeliveryRow } from './table';
 
 export function createDeliveryQueue(now: () => Date = () => new Date()): DeliveryQueue {
   return {
-    async enqueue(ds, tx, deliveries) {
+    async enqueue(ds, tx, deliveries, claim) {
       const at = now();
-      for (const delivery of deliveries) await ds.create(DELIVERY_TABLE, newDeliveryRow(delivery, at), tx);
+      if (claim && (await keysBusy(ds, [...new Set(deliveries.map((d) => d.orderingKey))], tx))) claim = undefined;
+      const rows = deliveries.map((delivery) => newDeliveryRow(delivery, at, claim));
+      for (const row of rows) await ds.create(DELIVERY_TABLE, row, tx);
+      return claim ? rows.map(fromDeliveryRow) : [];
     },
     async enqueueOnce(ds, delivery) {
       try {

@@ -8,7 +8,7 @@
  * claim's `next_at <= now` and `claimed_until < now` need.
  */
 import type { DbRecord, FieldDefinition, FieldType, ObjectDefinition } from '../../../kernel';
-import type { Delivery, DeliveryStatus, NewDelivery } from '../types';
+import type { Delivery, DeliveryStatus, NewDelivery, Preclaim } from '../types';
 
 export const DELIVERY_TABLE = 'objectql_delivery';
 
@@ -26,11 +26,11 @@ export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
   const fields = [
     // The idempotency key sent with the action.
     field('id', 'text', { system: true, readonly: true }),
-    field('workflow', 'text', { index: true }),
+    field('workflow', 'text'),
     field('action', 'number'),
-    field('ordering_key', 'text', { index: true }),
-    field('sequence', 'number', { index: true }),
-    field('status', 'text', { index: true }),
+    field('ordering_key', 'text'),
+    field('sequence', 'number'),
+    field('status', 'text'),
     field('attempts', 'number'),
     field('next_at', 'text'),
     field('claimed_by', 'text'),
@@ -47,9 +47,11 @@ export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
       datasource,
       fields: Object.fromEntries(fields.map((f) => [f.name, f])),
       indexes: [
-        // The claim: due rows by status and time; the ordering check: a key's rows by sequence.
-        { name: 'objectql_delivery_due', fields: ['status', 'next_at'], unique: false },
-        { name: 'objectql_delivery_key_sequence', fields: ['ordering_key', 'sequence'], unique: false },
+        // Every index is written by every insert (and by the status changes of every delivery), so
+        // there are only these: the claim walks a status in sequence order; the ordering check reads
+        // a key's rows by sequence; the admin list and the pruning go by created_at (the field's own).
+        { name: 'objectql_delivery_status_sequence', fields: ['status', 'sequence', 'id'], unique: false },
+        { name: 'objectql_delivery_key_sequence', fields: ['ordering_key', 'sequence', 'id'], unique: false },
       ],
       actions: {},
       rules: [],
@@ -58,8 +60,8 @@ export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
   ];
 }
 
-/** A new delivery's row: pending, due now. */
-export function newDeliveryRow(delivery: NewDelivery, now: Date): DbRecord {
+/** A new delivery's row: pending, due now; or already claimed by this instance. */
+export function newDeliveryRow(delivery: NewDelivery, now: Date, claim?: Preclaim): DbRecord {
   const at = now.toISOString();
   return {
     id: delivery.id,
@@ -67,11 +69,11 @@ export function newDeliveryRow(delivery: NewDelivery, now: Date): DbRecord {
     action: delivery.action,
     ordering_key: delivery.orderingKey,
     sequence: delivery.sequence,
-    status: 'pending',
+    status: claim ? 'claimed' : 'pending',
     attempts: 0,
     next_at: at,
-    claimed_by: null,
-    claimed_until: null,
+    claimed_by: claim?.instanceId ?? null,
+    claimed_until: claim?.until ?? null,
     last_error: null,
     payload: delivery.payload,
     created_at: at,
