@@ -1,11 +1,11 @@
 /**
  * One server of `npm run bench:events` in its own process:
- * `tsx bench/events-server.ts off|outbox|workflow <sqlite file> [receiver URL]`.
+ * `tsx bench/events-server.ts off|outbox|workflow <sqlite file | postgres URL> [receiver URL]`.
  * - off: ObjectQL with REST on bench_order (bench/metadata-events/), no events plugin;
  * - outbox: the events plugin on, no workflow (each write also records its event);
  * - workflow: the events plugin on, its dispatcher enabled, and one workflow
  *   (bench/metadata-events-workflow/) sending every created bench_order to the receiver.
- * The SQLite file is removed first. Prints one JSON line once listening: its pid and REST base URL.
+ * A SQLite file is removed first (a PostgreSQL database is made empty by the caller). Prints one JSON line once listening: its pid and REST base URL.
  * Runs the compiled build, as bench/server.ts does.
  */
 import { existsSync, rmSync } from 'node:fs';
@@ -14,12 +14,13 @@ import type * as Server from '../server';
 
 export type EventsVariant = 'off' | 'outbox' | 'workflow';
 
-async function main(variant: EventsVariant, file: string, receiver: string | undefined) {
+async function main(variant: EventsVariant, store: string, receiver: string | undefined) {
   const built = resolve(__dirname, '../dist/server/index.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build, found at run time
   const { createKernel } = require(built) as typeof Server;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  const postgres = store.startsWith('postgres://');
+  if (!postgres) for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
   const metadata = [resolve(__dirname, 'metadata-events')];
   if (variant === 'workflow') {
     if (!receiver) throw new Error('the workflow variant needs the receiver URL');
@@ -32,7 +33,11 @@ async function main(variant: EventsVariant, file: string, receiver: string | und
     host: '127.0.0.1',
     logLevel: 'silent',
     metadata,
-    datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: file } } },
+    datasources: {
+      default: postgres
+        ? { driver: 'sql', client: 'pg', connection: store }
+        : { driver: 'sql', client: 'better-sqlite3', connection: { filename: store } },
+    },
     plugins: { rest: true, ...(variant === 'off' ? {} : { events }) },
   });
   await kernel.start();

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:events` (and the end of `npm run bench`): what the events plugin (issue 19) costs a
- * write, and how long a delivery takes. Three ObjectQL servers in the same run, each in a process of
- * its own on a SQLite file of its own (the compiled build; bench/events-server.ts), with the same
- * object `bench_order` (bench/metadata-events/):
+ * write, and how long a delivery takes. For each store of EVENTS_STORES (default sqlite,postgres; the
+ * local PostgreSQL of PG_URL), three ObjectQL servers in the same run, each in a process of its own
+ * on a SQLite file or PostgreSQL database of its own (the compiled build; bench/events-server.ts),
+ * with the same object `bench_order` (bench/metadata-events/):
  * - events off: no events plugin;
  * - outbox only: the events plugin on, no workflow (each write also records its event);
  * - webhook workflow: the events plugin on, its dispatcher enabled, and one workflow
@@ -22,9 +23,11 @@
  * on the same machine's clock — as p50/p99, beside the latency from the create being sent. Then
  * the same at a steady EVENTS_RATE creates/s (default 100; 0 skips it): the latency without
  * saturation, where the runs above measure it behind a full queue of writes.
- * EVENTS_PROFILE=1 runs the workflow server under `node --cpu-prof` and prints where the profile is.
+ * EVENTS_PROFILE=1 (or =off, =outbox) runs the workflow server (or that one) under `node --cpu-prof` and
+ * prints where the profile is.
  */
 import autocannon from 'autocannon';
+import { Client } from 'pg';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,14 +37,20 @@ import { startChild, stopChild } from './child';
 import type { EventsVariant } from './events-server';
 import { pinLoadGenerator, type Pinning } from './pinning';
 import type { Measure } from './report';
+import { PG_URL } from './stores';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.EVENTS_ROUNDS ?? 2);
 const DRAIN_SECONDS = Number(process.env.EVENTS_DRAIN_SECONDS ?? 60);
-const PROFILE = process.env.EVENTS_PROFILE === '1';
+/** The server run under `node --cpu-prof`: EVENTS_PROFILE=1 (the workflow server) or a variant's name. */
+const PROFILE = process.env.EVENTS_PROFILE === '1' ? 'workflow' : process.env.EVENTS_PROFILE;
 /** The paced run's creates/s (latency without saturation); 0 skips it. */
 const PACED_RATE = Number(process.env.EVENTS_RATE ?? 100);
 const CONNECTIONS = 10;
+type EventsStore = 'sqlite' | 'postgres';
+/** EVENTS_STORES: the stores measured one after the other (default sqlite,postgres). */
+const STORES = (process.env.EVENTS_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()) as EventsStore[];
+const STORE_LABEL: Record<EventsStore, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 const WARM_SECONDS = 1;
 /** The record each create sends, with `sent_at` added per request. */
 const ORDER = { name: 'New order', status: 'open', amount: 42 };
@@ -197,6 +206,25 @@ const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '—');
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export async function benchEvents(pin: Pinning): Promise<void> {
+  for (const store of STORES) await benchEventsOn(store, pin);
+}
+
+/** The store of one variant's server: a SQLite file in `dir`, or a PostgreSQL database of its own, made empty. */
+async function storeOf(store: EventsStore, variant: EventsVariant, dir: string): Promise<string> {
+  if (store === 'sqlite') return join(dir, `${variant}.sqlite`);
+  const database = `objectql_bench_events_${variant}`;
+  const admin = new Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  return PG_URL.replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
+}
+
+async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'objectql-bench-events-'));
   const children: ChildProcess[] = [];
   try {
@@ -207,18 +235,18 @@ export async function benchEvents(pin: Pinning): Promise<void> {
     const receiver = new Receiver(r.info.url, r.child);
     const servers = {} as Record<EventsVariant, string>;
     for (const v of VARIANTS) {
-      const profile = PROFILE && v === 'workflow' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
+      const profile = PROFILE === v ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
       const { info, child } = await startChild<{ rest: string }>(
         resolve(__dirname, 'events-server.ts'),
-        [v, join(dir, `${v}.sqlite`), receiver.url],
+        [v, await storeOf(store, v, dir), receiver.url],
         { cpu: pin.server, nodeFlags: profile },
       );
       children.push(child);
       servers[v] = info.rest;
     }
-    console.log(`\n### events: SQLite, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
+    console.log(`\n### events: ${STORE_LABEL[store]}, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
     console.log(
-      `REST creates (POST /api/data/${OBJECT}) on three ObjectQL servers, each on a SQLite file of its own: ` +
+      `REST creates (POST /api/data/${OBJECT}) on three ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
         `${VARIANTS.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}).\n`,
     );
     const loads: Record<EventsVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [] };
@@ -282,7 +310,7 @@ export async function benchEvents(pin: Pinning): Promise<void> {
       `\nDelivered can exceed created by up to the ${CONNECTIONS} creates in flight when the load stops (committed, their answers not counted). ` +
         'Paced, sent → receiver is left out: autocannon stamps a request when it builds it, before it waits for its turn.',
     );
-    if (PROFILE) console.log(`\nCPU profile of the workflow server: ${join(dir, 'profile')} (written when it stops).`);
+    if (PROFILE) console.log(`\nCPU profile of the ${PROFILE} server: ${join(dir, 'profile')} (written when it stops).`);
   } finally {
     await Promise.all(children.map((c) => stopChild(c)));
     // The SQLite files go; a profile stays where it was said to be.
