@@ -35,7 +35,7 @@ import { loadWorkflows, matchesTrigger } from './workflows';
 export type { EventsOptions, EventsSettings } from './options';
 export type { FeedEvent, FeedPage, FeedRange, FeedJudge, FeedRequest } from './feed';
 export { EventFeed, readFeed, feedJudge } from './feed';
-export { pruneEvents } from './retention';
+export { pruneDeliveries, pruneEvents } from './retention';
 
 export default definePlugin((options: EventsOptions = {}) => {
   const settings = parseOptions(options);

@@ -1,21 +1,45 @@
 /**
- * Retention: events older than `retentionHours` are deleted, hourly, in batches (each its own
- * statement, so no long transaction holds the outbox). Deliveries carry their own copy of the event
- * they deliver, so pruning the feed never loses a delivery.
+ * Retention: events, and deliveries that are over (done or discarded), older than `retentionHours`
+ * are deleted, hourly, in batches of a short transaction each (no long one holds the outbox).
+ * Deliveries carry their own copy of the event they deliver, so pruning the feed never loses a
+ * delivery.
  */
-import type { Datasource, Logger } from '../../kernel';
+import type { Datasource, Filter, Logger } from '../../kernel';
+import { DELIVERY_TABLE } from './delivery/table';
 import { EVENT_TABLE } from './tables';
 
-const BATCH = 500;
+const BATCH = 200;
 const HOUR_MS = 3_600_000;
 
 /** Deletes the events recorded before `before` from one datasource's outbox; returns how many. */
-export async function pruneEvents(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
+export function pruneEvents(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
+  return pruneRows(ds, EVENT_TABLE, { field: 'at', op: 'lt', value: before.toISOString() }, 'at', batch);
+}
+
+/**
+ * Deletes the deliveries created before `before` that are over (done or discarded); pending,
+ * claimed and dead ones stay, whatever their age: they are still to run or to be seen to.
+ */
+export function pruneDeliveries(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
+  const filter: Filter = {
+    and: [
+      { field: 'created_at', op: 'lt', value: before.toISOString() },
+      { field: 'status', op: 'in', value: ['done', 'discarded'] },
+    ],
+  };
+  return pruneRows(ds, DELIVERY_TABLE, filter, 'created_at', batch);
+}
+
+/** Deletes what the filter matches, oldest first, `batch` rows per transaction; returns how many. */
+async function pruneRows(ds: Datasource, table: string, filter: Filter, oldest: string, batch: number): Promise<number> {
   let deleted = 0;
-  const filter = { field: 'at', op: 'lt' as const, value: before.toISOString() };
   for (;;) {
-    const rows = await ds.find(EVENT_TABLE, { filter, fields: ['id'], sort: [{ field: 'position', dir: 'asc' }], top: batch });
-    for (const row of rows) if (await ds.delete(EVENT_TABLE, String(row.id))) deleted++;
+    const rows = await ds.find(table, { filter, fields: ['id'], sort: [{ field: oldest, dir: 'asc' }], top: batch });
+    deleted += await ds.transaction(async (tx) => {
+      let n = 0;
+      for (const row of rows) if (await ds.delete(table, String(row.id), tx)) n++;
+      return n;
+    });
     if (rows.length < batch) return deleted;
   }
 }
@@ -46,11 +70,12 @@ export class Retention {
       for (const ds of this.outboxes()) {
         try {
           total += await pruneEvents(ds, before);
+          total += await pruneDeliveries(ds, before);
         } catch (err) {
-          this.logger.warn({ err, datasource: ds.name }, 'events: pruning old events failed');
+          this.logger.warn({ err, datasource: ds.name }, 'events: pruning old events and deliveries failed');
         }
       }
-      if (total > 0) this.logger.info({ deleted: total, before: before.toISOString() }, 'events: old events pruned');
+      if (total > 0) this.logger.info({ deleted: total, before: before.toISOString() }, 'events: old events and deliveries pruned');
       return total;
     })();
     this.running = pass;

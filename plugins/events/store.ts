@@ -86,40 +86,67 @@ export class Outbox {
   async record(change: RecordChange, ds: Datasource, tx: Transaction): Promise<Recorded | undefined> {
     if (!this.keeps(ds.name)) return undefined;
     if (!ds.lockRows || !ds.updateWhere) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
+    const draft = toEvent(change, ds.name, 0, (this.deps.now?.() ?? new Date()).toISOString());
+    const workflows = this.triggeredBy(draft);
+    // What does not need the position is done before the counter is locked: every other write of
+    // the datasource waits for that lock until this transaction ends.
+    const claim = workflows.length > 0 ? await this.claimFor(ds, tx, draft, workflows) : undefined;
     const [counter] = await ds.lockRows(COUNTER_TABLE, { filter: { field: 'id', op: 'eq', value: FEED_COUNTER }, top: 1 }, tx, {
       skipLocked: false,
     });
     if (!counter) throw new Error(`events: the change feed counter of datasource '${ds.name}' is missing (it is created at start)`);
     const position = Number(counter.value) + 1;
     await ds.updateWhere(COUNTER_TABLE, { field: 'id', op: 'eq', value: FEED_COUNTER }, { value: position }, tx);
-    const event = toEvent(change, ds.name, position, (this.deps.now?.() ?? new Date()).toISOString());
+    const event: StoredEvent = { ...draft, position };
     await ds.create(EVENT_TABLE, toRow(event), tx);
     change.position = position;
-    const deliveries = this.deliveriesOf(event);
+    const deliveries = this.deliveriesOf(event, workflows);
     if (deliveries.length === 0) return { event, deliveries: 0, claimed: [] };
-    if (!this.deps.queue) throw new Error('events: workflows are triggered, but the delivery queue is missing');
-    const claimed = await this.deps.queue.enqueue(ds, tx, deliveries, this.deps.preclaim?.(ds.name));
+    const claimed = await this.queue().enqueue(ds, tx, deliveries, claim);
     return { event, deliveries: deliveries.length, claimed };
   }
 
-  /** One delivery per action of every enabled workflow whose record trigger the event fires. */
-  deliveriesOf(event: StoredEvent): NewDelivery[] {
-    const out: NewDelivery[] = [];
-    for (const workflow of this.triggered.get(event.object) ?? []) {
-      if (workflow.trigger.kind !== 'record' || !this.deps.matchesTrigger(workflow.trigger, event)) continue;
-      workflow.actions.forEach((_action, index) => {
-        out.push({
-          id: `${event.datasource}:${event.position}:${workflow.name}:${index}`,
-          workflow: workflow.name,
-          action: index,
-          orderingKey: `${workflow.name}:${event.object}:${event.recordId}`,
-          sequence: event.position * 1000 + index,
-          payload: { event },
-        });
-      });
-    }
-    return out;
+  private queue(): DeliveryQueue {
+    if (!this.deps.queue) throw new Error('events: workflows are triggered, but the delivery queue is missing');
+    return this.deps.queue;
   }
+
+  /**
+   * A claim for the event's deliveries when this instance's dispatcher has room for them and no
+   * earlier delivery of their keys is still to run (they must wait behind it, pending).
+   */
+  private async claimFor(ds: Datasource, tx: Transaction, event: StoredEvent, workflows: Workflow[]): Promise<Preclaim | undefined> {
+    const claim = this.deps.preclaim?.(ds.name);
+    if (!claim) return undefined;
+    const keys = workflows.map((w) => orderingKey(w, event));
+    return (await this.queue().busy(ds, tx, keys)) ? undefined : claim;
+  }
+
+  /** The enabled workflows whose record trigger the event fires. */
+  triggeredBy(event: StoredEvent): Workflow[] {
+    return (this.triggered.get(event.object) ?? []).filter(
+      (w) => w.trigger.kind === 'record' && this.deps.matchesTrigger(w.trigger, event),
+    );
+  }
+
+  /** One delivery per action of every workflow the event fires. */
+  deliveriesOf(event: StoredEvent, workflows = this.triggeredBy(event)): NewDelivery[] {
+    return workflows.flatMap((workflow) =>
+      workflow.actions.map((_action, index) => ({
+        id: `${event.datasource}:${event.position}:${workflow.name}:${index}`,
+        workflow: workflow.name,
+        action: index,
+        orderingKey: orderingKey(workflow, event),
+        sequence: event.position * 1000 + index,
+        payload: { event },
+      })),
+    );
+  }
+}
+
+/** Deliveries of one key run one at a time, in order: a workflow's deliveries for one record. */
+function orderingKey(workflow: Workflow, event: StoredEvent): string {
+  return `${workflow.name}:${event.object}:${event.recordId}`;
 }
 
 /** The event of one change. */

@@ -151,10 +151,12 @@ export interface Preclaim {
 export interface DeliveryQueue {
   /**
    * Inside the write's transaction: the deliveries of one event. With `claim` they are written
-   * already claimed by this instance (delivery/claim.ts), unless an earlier delivery of one of their
-   * keys is still to run; returns the deliveries written claimed, to be run after commit.
+   * already claimed by this instance (delivery/claim.ts); returns the deliveries written claimed,
+   * to be run after commit.
    */
   enqueue(ds: Datasource, tx: Transaction, deliveries: NewDelivery[], claim?: Preclaim): Promise<Delivery[]>;
+  /** Inside the write's transaction: whether a delivery of one of these ordering keys is still to run. */
+  busy(ds: Datasource, tx: Transaction, keys: string[]): Promise<boolean>;
   /** Outside a transaction (schedules): a delivery whose id exists already is not added again. */
   enqueueOnce(ds: Datasource, delivery: NewDelivery): Promise<boolean>;
 }

@@ -11,9 +11,9 @@ import { DELIVERY_TABLE, fromDeliveryRow, newDeliveryRow } from './table';
 
 export function createDeliveryQueue(now: () => Date = () => new Date()): DeliveryQueue {
   return {
+    busy: (ds, tx, keys) => keysBusy(ds, [...new Set(keys)], tx),
     async enqueue(ds, tx, deliveries, claim) {
       const at = now();
-      if (claim && (await keysBusy(ds, [...new Set(deliveries.map((d) => d.orderingKey))], tx))) claim = undefined;
       const rows = deliveries.map((delivery) => newDeliveryRow(delivery, at, claim));
       for (const row of rows) await ds.create(DELIVERY_TABLE, row, tx);
       return claim ? rows.map(fromDeliveryRow) : [];

@@ -14,6 +14,7 @@ import {
   type Dispatcher,
 } from '../../../plugins/events/delivery';
 import type { ActionRunner, NewDelivery, Workflow } from '../../../plugins/events/types';
+import { pruneDeliveries } from '../../../plugins/events';
 import { all, delivery, enqueue, fakeRunner, kernel, until, workflow, type Call } from './delivery-helpers';
 import { describeDialects, type Namespace } from '../../drivers/sql/helpers';
 
@@ -57,6 +58,39 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       expect(await queue.enqueueOnce(ds, delivery('w', 'k', 1))).to.equal(true);
       expect(await queue.enqueueOnce(ds, delivery('w', 'k', 1))).to.equal(false);
       expect(await all(ds)).to.have.length(1);
+    });
+
+    it("runs deliveries written claimed with preclaim's claim once adopted, without a claim pass", async () => {
+      const ds = await open();
+      const calls: Call[] = [];
+      // No poll within the test: only adopt() can start them.
+      const d = dispatch(ds, [workflow('w')], fakeRunner('a', calls), 'a', { ...SETTINGS, pollMs: 60_000 });
+      const claim = d.preclaim('default');
+      expect(claim).to.include({ instanceId: 'a' });
+      const queue = createDeliveryQueue();
+      const claimed = await ds.transaction((tx) => queue.enqueue(ds, tx, [delivery('w', 'k1', 1), delivery('w', 'k2', 2)], claim));
+      expect((await all(ds)).map((r) => [r.status, r.claimedBy])).to.deep.equal([
+        ['claimed', 'a'],
+        ['claimed', 'a'],
+      ]);
+      d.adopt('default', claimed);
+      await until('both done', async () => (await all(ds)).every((r) => r.status === 'done'));
+      expect(calls.map((c) => c.key)).to.have.members(['k1', 'k2']);
+      await d.stop();
+      expect(d.preclaim('default')).to.equal(undefined);
+    });
+
+    it('retention deletes old deliveries that are over and keeps those still to run or dead', async () => {
+      const ds = await open();
+      await enqueue(
+        ds,
+        ['done', 'discarded', 'dead', 'pending', 'claimed'].map((status, i) => delivery('w', status, i + 1)),
+      );
+      for (const status of ['done', 'discarded', 'dead', 'claimed'])
+        await ds.updateWhere!(DELIVERY_TABLE, { field: 'ordering_key', op: 'eq', value: status }, { status });
+      expect(await pruneDeliveries(ds, new Date(Date.now() - 60_000))).to.equal(0);
+      expect(await pruneDeliveries(ds, new Date(Date.now() + 60_000), 1)).to.equal(2);
+      expect((await all(ds)).map((r) => r.status)).to.deep.equal(['dead', 'pending', 'claimed']);
     });
 
     it('retries a failing action, then marks it done', async () => {
