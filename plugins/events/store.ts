@@ -86,7 +86,7 @@ export class Outbox {
   async record(change: RecordChange, ds: Datasource, tx: Transaction): Promise<Recorded | undefined> {
     if (!this.keeps(ds.name)) return undefined;
     if (!ds.lockRows || !ds.updateWhere) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
-    const draft = toEvent(change, ds.name, 0, (this.deps.now?.() ?? new Date()).toISOString());
+    const draft = toEvent(change, ds.name, 0, '');
     const workflows = this.triggeredBy(draft);
     // What does not need the position is done before the counter is locked: every other write of
     // the datasource waits for that lock until this transaction ends.
@@ -97,7 +97,8 @@ export class Outbox {
     if (!counter) throw new Error(`events: the change feed counter of datasource '${ds.name}' is missing (it is created at start)`);
     const position = Number(counter.value) + 1;
     await ds.updateWhere(COUNTER_TABLE, { field: 'id', op: 'eq', value: FEED_COUNTER }, { value: position }, tx);
-    const event: StoredEvent = { ...draft, position };
+    // Stamped once the counter is held: the events' times follow their positions.
+    const event: StoredEvent = { ...draft, position, at: (this.deps.now?.() ?? new Date()).toISOString() };
     await ds.create(EVENT_TABLE, toRow(event), tx);
     change.position = position;
     const deliveries = this.deliveriesOf(event, workflows);
