@@ -152,7 +152,7 @@ function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
     const ds = open.get(name);
     if (typeof ds.lockRows !== 'function' || typeof ds.updateWhere !== 'function')
       throw new PluginError(
-        `Plugin 'events': datasource '${name}' cannot lock rows (its driver has no lockRows and updateWhere), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
+        `Plugin 'events': datasource '${name}' cannot lock rows (its driver lacks lockRows or updateWhere), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
       );
   }
   return [...new Set(names)].sort();

@@ -174,13 +174,18 @@ class DatasourceLoop {
   }
 
   adopt(deliveries: Delivery[]): void {
-    if (deliveries.length === 0) return;
-    for (const d of deliveries) this.held.set(d.id, new AbortController());
+    void this.take(deliveries);
+  }
+
+  /** Holds deliveries claimed by this instance and queues them to run; gives them back once stopped. */
+  private async take(claimed: Delivery[]): Promise<void> {
+    if (claimed.length === 0) return;
+    for (const d of claimed) this.held.set(d.id, new AbortController());
     if (this.stopped) {
-      void this.releaseQuietly(deliveries.map((d) => d.id));
+      await this.releaseQuietly(claimed.map((d) => d.id));
       return;
     }
-    for (const chain of chainsByKey(deliveries)) this.queue.push(chain);
+    for (const chain of chainsByKey(claimed)) this.queue.push(chain);
     this.pump();
   }
 
@@ -201,14 +206,7 @@ class DatasourceLoop {
         leaseMs: this.leaseMs,
       });
       this.backlog = left;
-      if (claimed.length === 0) return;
-      for (const d of claimed) this.held.set(d.id, new AbortController());
-      if (this.stopped) {
-        await this.releaseQuietly(claimed.map((d) => d.id));
-        return;
-      }
-      for (const chain of chainsByKey(claimed)) this.queue.push(chain);
-      this.pump();
+      await this.take(claimed);
     } catch (err) {
       this.log.warn({ err: errorText(err) }, 'events: claiming deliveries failed; trying again at the next poll');
     }
