@@ -37,6 +37,7 @@ export { relationsOf, defaultRelatedName, type Relation } from './metadata/relat
 export { MetadataError, type MetadataChange, type MetadataRegistry } from './metadata/registry';
 export { formatPath, lineOfPath, type PathSegment, type Report } from './metadata/problems';
 export { describeValue, parseWith } from './metadata/zod-issues';
+export { storageField, storageTable } from './metadata/storage-table';
 
 // The data engine, its repositories and the events of committed changes.
 export type * from './engine/types';

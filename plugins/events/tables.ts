@@ -8,7 +8,7 @@
  * - `objectql_event_counter`: one row (`id` 'feed') holding the last position handed out. A write
  *   locks it until it commits, which is what makes positions follow commit order without gaps.
  */
-import type { DataRecord, DbRecord, FieldDefinition, FieldType, ObjectDefinition } from '../../kernel';
+import { storageField as field, storageTable, type DataRecord, type DbRecord, type ObjectDefinition } from '../../kernel';
 import type { Operation, StoredEvent } from './types';
 
 export const EVENT_TABLE = 'objectql_event';
@@ -16,27 +16,9 @@ export const COUNTER_TABLE = 'objectql_event_counter';
 /** The counter row's id. */
 export const FEED_COUNTER = 'feed';
 
-function field(name: string, type: FieldType, extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { name, type, label: name, ...extra };
-}
-
-function table(name: string, datasource: string, fields: FieldDefinition[], indexes: ObjectDefinition['indexes']): ObjectDefinition {
-  const all = [field('id', 'text', { system: true, readonly: true }), ...fields];
-  return {
-    name,
-    label: name,
-    datasource,
-    fields: Object.fromEntries(all.map((f) => [f.name, f])),
-    indexes,
-    actions: {},
-    rules: [],
-    hooks: [],
-  };
-}
-
 /** The event table of one datasource. */
 export function eventTable(datasource: string): ObjectDefinition {
-  return table(
+  return storageTable(
     EVENT_TABLE,
     datasource,
     [
@@ -58,7 +40,7 @@ export function eventTable(datasource: string): ObjectDefinition {
 
 /** The counter table of one datasource. */
 export function counterTable(datasource: string): ObjectDefinition {
-  return table(COUNTER_TABLE, datasource, [field('value', 'number')], []);
+  return storageTable(COUNTER_TABLE, datasource, [field('value', 'number')]);
 }
 
 /** Both outbox tables of one datasource. */

@@ -6,8 +6,7 @@
  * its own row, so two instances changing the refs of one file never overwrite each other.
  */
 import { createHash } from 'node:crypto';
-import type { Datasource, DbRecord, FieldDefinition, FieldType, ObjectDefinition } from '../../kernel';
-import { ObjectQLError } from '../../kernel';
+import { ObjectQLError, storageField as field, storageTable, type Datasource, type DbRecord, type ObjectDefinition } from '../../kernel';
 import type { FileRecord, FileRecords } from './file-records';
 import { isValidFileId } from './storage/types';
 
@@ -129,44 +128,21 @@ function toRecord(row: DbRecord): Omit<FileRecord, 'refs'> {
   return out;
 }
 
-function field(name: string, type: FieldType, extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { name, type, label: name, ...extra };
-}
-
-function table(name: string, datasource: string, fields: FieldDefinition[], indexes: ObjectDefinition['indexes']): ObjectDefinition {
-  const all = [field('id', 'text', { system: true, readonly: true }), ...fields];
-  return {
-    name,
-    label: name,
-    datasource,
-    fields: Object.fromEntries(all.map((f) => [f.name, f])),
-    indexes,
-    actions: {},
-    rules: [],
-    hooks: [],
-  };
-}
-
 function fileTable(datasource: string): ObjectDefinition {
-  return table(
-    FILE_TABLE,
-    datasource,
-    [
-      field('name', 'text'),
-      field('type', 'text'),
-      field('size', 'number'),
-      // Text, not datetime: the ISO string comes back exactly as written on every driver.
-      field('uploaded_at', 'text'),
-      field('uploaded_by', 'text'),
-      field('object', 'text'),
-      field('field', 'text'),
-      field('width', 'number'),
-      field('height', 'number'),
-    ],
-    [],
-  );
+  return storageTable(FILE_TABLE, datasource, [
+    field('name', 'text'),
+    field('type', 'text'),
+    field('size', 'number'),
+    // Text, not datetime: the ISO string comes back exactly as written on every driver.
+    field('uploaded_at', 'text'),
+    field('uploaded_by', 'text'),
+    field('object', 'text'),
+    field('field', 'text'),
+    field('width', 'number'),
+    field('height', 'number'),
+  ]);
 }
 
 function refTable(datasource: string): ObjectDefinition {
-  return table(REF_TABLE, datasource, [field('file', 'text', { index: true }), field('ref', 'text')], []);
+  return storageTable(REF_TABLE, datasource, [field('file', 'text', { index: true }), field('ref', 'text')]);
 }

@@ -7,7 +7,7 @@
  * back exactly as written on every driver and compare in time order as text, which is what the
  * claim's `next_at <= now` and `claimed_until < now` need.
  */
-import type { DbRecord, FieldDefinition, FieldType, ObjectDefinition } from '../../../kernel';
+import { storageField as field, storageTable, type DbRecord, type ObjectDefinition } from '../../../kernel';
 import type { Delivery, DeliveryStatus, NewDelivery, Preclaim } from '../types';
 
 export const DELIVERY_TABLE = 'objectql_delivery';
@@ -17,15 +17,9 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'claimed
 /** The longest `last_error` kept. */
 export const MAX_ERROR_LENGTH = 2000;
 
-function field(name: string, type: FieldType, extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { name, type, label: name, ...extra };
-}
-
-/** The deliveries table of one datasource (to sync with the outbox's own tables). */
+/** The deliveries table of one datasource (to sync with the outbox's own tables). Its `id` is the idempotency key sent with the action. */
 export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
   const fields = [
-    // The idempotency key sent with the action.
-    field('id', 'text', { system: true, readonly: true }),
     field('workflow', 'text'),
     field('action', 'number'),
     field('ordering_key', 'text'),
@@ -40,23 +34,14 @@ export function deliveryTables(datasource = 'default'): ObjectDefinition[] {
     field('created_at', 'text', { index: true }),
     field('updated_at', 'text'),
   ];
+  // Every index is written by every insert (and by the status changes of every delivery), so there
+  // are only these: the claim walks a status in sequence order; the ordering check reads a key's rows
+  // by sequence; the admin list and the pruning go by created_at (the field's own).
   return [
-    {
-      name: DELIVERY_TABLE,
-      label: DELIVERY_TABLE,
-      datasource,
-      fields: Object.fromEntries(fields.map((f) => [f.name, f])),
-      indexes: [
-        // Every index is written by every insert (and by the status changes of every delivery), so
-        // there are only these: the claim walks a status in sequence order; the ordering check reads
-        // a key's rows by sequence; the admin list and the pruning go by created_at (the field's own).
-        { name: 'objectql_delivery_status_sequence', fields: ['status', 'sequence', 'id'], unique: false },
-        { name: 'objectql_delivery_key_sequence', fields: ['ordering_key', 'sequence', 'id'], unique: false },
-      ],
-      actions: {},
-      rules: [],
-      hooks: [],
-    },
+    storageTable(DELIVERY_TABLE, datasource, fields, [
+      { name: 'objectql_delivery_status_sequence', fields: ['status', 'sequence', 'id'], unique: false },
+      { name: 'objectql_delivery_key_sequence', fields: ['ordering_key', 'sequence', 'id'], unique: false },
+    ]),
   ];
 }
 
