@@ -282,8 +282,11 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     }
     const ratio = off > 0 ? mean(loads.workflow.map((m) => m.rps)) / off : NaN;
     const perRound = loads.workflow.map((m, i) => (loads.off[i].rps > 0 ? (m.rps / loads.off[i].rps).toFixed(2) : '—'));
+    const outbox = mean(loads.outbox.map((m) => m.rps));
+    const overOutbox = outbox > 0 ? mean(loads.workflow.map((m) => m.rps)) / outbox : NaN;
     console.log(
-      `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}.`,
+      `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}. ` +
+        `What attaching the workflow alone costs, with a workflow ÷ outbox only: ${overOutbox.toFixed(2)}.`,
     );
 
     console.log(
