@@ -21,3 +21,11 @@ export { assertSpecExpand } from '../engine/expand';
 export { fileExtension, IMAGE_DEFAULT_ACCEPT, isAccepted } from '../engine/attachment-value';
 export { ETAG_FIELDS, etagMatches, etagOf, ifUnchangedSinceOf, parseEntityTags } from './etag';
 export * from './openapi';
+export type {
+  ActionDescriptor,
+  FieldDescriptor,
+  ObjectAccess,
+  ObjectDescriptor,
+  ObjectSummary,
+  ParamDescriptor,
+} from './metadata-descriptors';

@@ -3,15 +3,10 @@
  * no registry. A descriptor carries only what a client may see: never the file a definition came
  * from (`source`), and only the fields the caller may read.
  */
-import type {
-  ActionDefinition,
-  ActionParam,
-  FieldDefinition,
-  FieldValidation,
-  HookDescriptor,
-  ObjectDefinition,
-  SelectOption,
-} from '../../kernel';
+import type { ActionDefinition, ActionParam, FieldDefinition, ObjectDefinition, SelectOption } from '../../kernel';
+import type { ActionDescriptor, FieldDescriptor, ObjectDescriptor, ObjectSummary, ParamDescriptor } from '../../kernel/protocol';
+
+export type { ActionDescriptor, FieldDescriptor, ObjectDescriptor, ObjectSummary, ParamDescriptor };
 
 /** Properties copied as they are when the definition sets them. */
 const OPTIONAL_KEYS = [
@@ -31,65 +26,6 @@ const OPTIONAL_KEYS = [
   'min_width',
   'min_height',
 ] as const satisfies ReadonlyArray<keyof FieldDefinition>;
-
-/** The spec's field descriptor: the definition's own properties (as they are), select options as values. */
-export type FieldDescriptor = Pick<FieldDefinition, (typeof OPTIONAL_KEYS)[number] | 'index' | 'system'> & {
-  name: string;
-  type: string;
-  label: string;
-  required: boolean;
-  unique: boolean;
-  multiple: boolean;
-  /** select: the option values, what is stored and filtered on. */
-  options?: string[];
-  /** select: value → display label. */
-  option_labels?: Record<string, string>;
-  /** True when callers never write it: id and audit fields, auto numbers, formulas, `readonly: true`. */
-  readonly?: boolean;
-  /** Only in the single-field response. */
-  validations?: FieldValidation[];
-};
-
-export interface ParamDescriptor {
-  type: string;
-  label: string;
-  required: boolean;
-  multiple?: boolean;
-  options?: string[];
-  option_labels?: Record<string, string>;
-  reference_to?: string;
-  min?: number;
-  max?: number;
-}
-
-export interface ActionDescriptor {
-  name: string;
-  type: 'record' | 'global';
-  label: string;
-  description?: string;
-  params: Record<string, ParamDescriptor>;
-}
-
-interface ObjectHeader {
-  name: string;
-  label: string;
-  icon?: string;
-  description?: string;
-}
-
-/** The list response's shape: fields as a map from name to descriptor. */
-export interface ObjectSummary extends ObjectHeader {
-  fields: Record<string, FieldDescriptor>;
-  actions: ActionDescriptor[];
-  hooks: HookDescriptor[];
-}
-
-/** The single-object response's shape: fields as an array of descriptors. */
-export interface ObjectDescriptor extends ObjectHeader {
-  fields: FieldDescriptor[];
-  actions: ActionDescriptor[];
-  hooks: HookDescriptor[];
-}
 
 function optionKeys(options: SelectOption[] | undefined): Pick<FieldDescriptor, 'options' | 'option_labels'> {
   if (!options) return {};
@@ -144,7 +80,7 @@ export function visibleFields(def: ObjectDefinition, readable: ReadonlySet<strin
   return Object.values(def.fields).filter((f) => readable.has(f.name));
 }
 
-function header(def: ObjectDefinition): ObjectHeader {
+function header(def: ObjectDefinition): Pick<ObjectDescriptor, 'name' | 'label' | 'icon' | 'description'> {
   return {
     name: def.name,
     label: def.label,
@@ -153,7 +89,7 @@ function header(def: ObjectDefinition): ObjectHeader {
   };
 }
 
-function hooks(def: ObjectDefinition): HookDescriptor[] {
+function hooks(def: ObjectDefinition): ObjectDescriptor['hooks'] {
   return def.hooks.map((h) => ({ event: h.event, description: h.description }));
 }
 

@@ -4,6 +4,7 @@
  * to a route, and builds the Viewer from the request's identity and the engine's permissions.
  */
 import { isAnonymous, ObjectQLError, type CallerPermissions, type MetadataRegistry, type ObjectDefinition, type User } from '../../kernel';
+import type { ObjectAccess } from '../../kernel/protocol';
 import {
   describeActions,
   describeField,
@@ -88,17 +89,6 @@ export function getField(src: MetadataSource, viewer: Viewer, name: string, fiel
 /** GET /objects/:name/actions. */
 export function listActions(src: MetadataSource, viewer: Viewer, name: string): { actions: ActionDescriptor[] } {
   return { actions: describeActions(visibleObject(src, viewer, name).def) };
-}
-
-/** GET /objects/:name/access: what the caller may do with the object, and with each field they may read. */
-export interface ObjectAccess {
-  object: string;
-  read: boolean;
-  create: boolean;
-  edit: boolean;
-  delete: boolean;
-  /** Only the fields the caller may read (a hidden field is absent), in the object's order; `edit`: may be written on create and update. */
-  fields: Record<string, { read: true; edit: boolean }>;
 }
 
 /**

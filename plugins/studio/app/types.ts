@@ -2,73 +2,15 @@
 
 export type DataRecord = Record<string, unknown> & { id: string };
 
-export interface FieldDescriptor {
-  name: string;
-  type: string;
-  label: string;
-  required: boolean;
-  unique: boolean;
-  multiple: boolean;
-  options?: string[];
-  option_labels?: Record<string, string>;
-  reference_to?: string;
-  readonly?: boolean;
-  system?: boolean;
-  description?: string;
-  defaultValue?: unknown;
-  min?: number;
-  max?: number;
-  min_length?: number;
-  max_length?: number;
-  scale?: number;
-  accept?: string[];
-  max_size?: number;
-  validations?: Array<{ type: string; message: string }>;
-}
-
-export interface ParamDescriptor {
-  type: string;
-  label: string;
-  required: boolean;
-  multiple?: boolean;
-  options?: string[];
-  option_labels?: Record<string, string>;
-  reference_to?: string;
-  min?: number;
-  max?: number;
-}
-
-export interface ActionDescriptor {
-  name: string;
-  type: 'record' | 'global';
-  label: string;
-  description?: string;
-  params: Record<string, ParamDescriptor>;
-}
-
-export interface ObjectSummary {
-  name: string;
-  label: string;
-  icon?: string;
-  description?: string;
-  fields: Record<string, FieldDescriptor>;
-  actions: ActionDescriptor[];
-  hooks: Array<{ event: string; description: string }>;
-}
-
-export interface ObjectDescriptor extends Omit<ObjectSummary, 'fields'> {
-  fields: FieldDescriptor[];
-}
-
-/** GET {metadata}/objects/:name/access: what this caller may do with one object. */
-export interface ObjectAccess {
-  object: string;
-  read: boolean;
-  create: boolean;
-  edit: boolean;
-  delete: boolean;
-  fields: Record<string, { read: boolean; edit: boolean }>;
-}
+/** The metadata API's descriptors, as the server builds them (self-contained: no server types come with them). */
+export type {
+  ActionDescriptor,
+  FieldDescriptor,
+  ObjectAccess,
+  ObjectDescriptor,
+  ObjectSummary,
+  ParamDescriptor,
+} from '../../../kernel/protocol/metadata-descriptors';
 
 /** A page's meta, as the typed client (objectql/client) has it. */
 export type { PageMeta } from '../../../client/types';

@@ -90,7 +90,7 @@ function RecordForm({
   // Fields this user may read (a hidden field is absent from `access.fields`), and which of them they may change.
   const fields = useMemo(() => {
     const known = access?.fields && Object.keys(access.fields).length ? access.fields : undefined;
-    return descriptor.fields.filter((f) => (!known || (known[f.name] && known[f.name].read !== false)) && !(isNew && isSystemField(f)));
+    return descriptor.fields.filter((f) => (!known || f.name in known) && !(isNew && isSystemField(f)));
   }, [descriptor, access, isNew]);
   const editable = (f: FieldDescriptor) => {
     if (isSystemField(f)) return false;
