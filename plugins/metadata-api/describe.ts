@@ -25,7 +25,7 @@ const OPTIONAL_KEYS = [
   'max_height',
   'min_width',
   'min_height',
-] as const satisfies ReadonlyArray<keyof FieldDefinition>;
+] as const satisfies ReadonlyArray<keyof FieldDefinition & keyof FieldDescriptor>;
 
 function optionKeys(options: SelectOption[] | undefined): Pick<FieldDescriptor, 'options' | 'option_labels'> {
   if (!options) return {};
