@@ -88,9 +88,6 @@ export class Outbox {
     if (!ds.lockRows || !ds.updateWhere) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
     const draft = toEvent(change, ds.name, 0, '');
     const workflows = this.triggeredBy(draft);
-    // What does not need the position is done before the counter is locked: every other write of
-    // the datasource waits for that lock until this transaction ends.
-    const claim = workflows.length > 0 ? await this.claimFor(ds, tx, draft, workflows) : undefined;
     const [counter] = await ds.lockRows(COUNTER_TABLE, { filter: { field: 'id', op: 'eq', value: FEED_COUNTER }, top: 1 }, tx, {
       skipLocked: false,
     });
@@ -103,24 +100,13 @@ export class Outbox {
     change.position = position;
     const deliveries = this.deliveriesOf(event, workflows);
     if (deliveries.length === 0) return { event, deliveries: 0, claimed: [] };
-    const claimed = await this.queue().enqueue(ds, tx, deliveries, claim);
+    const claimed = await this.queue().enqueue(ds, tx, deliveries, this.deps.preclaim?.(ds.name));
     return { event, deliveries: deliveries.length, claimed };
   }
 
   private queue(): DeliveryQueue {
     if (!this.deps.queue) throw new Error('events: workflows are triggered, but the delivery queue is missing');
     return this.deps.queue;
-  }
-
-  /**
-   * A claim for the event's deliveries when this instance's dispatcher has room for them and no
-   * earlier delivery of their keys is still to run (they must wait behind it, pending).
-   */
-  private async claimFor(ds: Datasource, tx: Transaction, event: StoredEvent, workflows: Workflow[]): Promise<Preclaim | undefined> {
-    const claim = this.deps.preclaim?.(ds.name);
-    if (!claim) return undefined;
-    const keys = workflows.map((w) => orderingKey(w, event));
-    return (await this.queue().busy(ds, tx, keys)) ? undefined : claim;
   }
 
   /** The enabled workflows whose record trigger the event fires. */

@@ -155,8 +155,6 @@ export interface DeliveryQueue {
    * to be run after commit.
    */
   enqueue(ds: Datasource, tx: Transaction, deliveries: NewDelivery[], claim?: Preclaim): Promise<Delivery[]>;
-  /** Inside the write's transaction: whether a delivery of one of these ordering keys is still to run. */
-  busy(ds: Datasource, tx: Transaction, keys: string[]): Promise<boolean>;
   /** Outside a transaction (schedules): a delivery whose id exists already is not added again. */
   enqueueOnce(ds: Datasource, delivery: NewDelivery): Promise<boolean>;
 }

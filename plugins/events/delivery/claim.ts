@@ -14,10 +14,13 @@
  *   is still claimed by this instance: a claim lost to another instance is left alone.
  *
  * - a delivery may also start claimed: the outbox writes it claimed by this instance, in its event's
- *   transaction, when this instance's dispatcher has room and no earlier delivery of its key is
- *   still to run (`keysBusy`). No other instance can see the row before it commits, and it is then
- *   claimed like any other: the same leases, renewals and settlements. This saves the claim's
- *   transaction for nearly every delivery.
+ *   transaction, when this instance's dispatcher has room. No other instance can see the row before
+ *   it commits, and it is then claimed like any other: the same leases, renewals and settlements.
+ *   Once it committed, the dispatcher checks its key's order with a read of its own (`mayRunNow`):
+ *   every earlier delivery has a lower position, so it committed first and that read sees it. One
+ *   still to run takes the new delivery's place; it is given back, pending, to run after it. (A read
+ *   inside the write's transaction could miss it: on MariaDB that transaction may read an older
+ *   snapshot.) This saves the claim's transaction for nearly every delivery.
  *
  * Deliveries are rows, written in the transaction of their event: they survive any restart.
  */
@@ -127,27 +130,7 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<C
       // it), the next page: one stuck key must not starve every other key.
       const rows = await lockDue(ds, nowIso, tx, options.batch, last);
       candidates.push(...rows);
-      if (candidates.length > 0) {
-        // Earlier deliveries of the same keys that are still to run: one query for every key.
-        const active = await ds.find(
-          DELIVERY_TABLE,
-          {
-            filter: {
-              and: [
-                { field: 'ordering_key', op: 'in', value: [...new Set(candidates.map((c) => c.orderingKey))] },
-                { field: 'status', op: 'in', value: ['pending', 'claimed'] },
-                { field: 'sequence', op: 'lt', value: Math.max(...candidates.map((c) => c.sequence)) },
-              ],
-            },
-            fields: ['id', 'ordering_key', 'sequence'],
-          },
-          tx,
-        );
-        eligible = eligibleRows(
-          candidates,
-          active.map((r) => ({ id: String(r.id), orderingKey: String(r.ordering_key), sequence: Number(r.sequence) })),
-        );
-      }
+      if (candidates.length > 0) eligible = await mayRunNow(ds, candidates, tx);
       if (eligible.length >= options.batch || rows.length < options.batch) break;
       last = rows[rows.length - 1];
     }
@@ -168,25 +151,29 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<C
 }
 
 /**
- * Whether a delivery of one of these keys is still to run (pending or claimed), inside `tx`: a new
- * delivery of such a key must wait behind it (the outbox then enqueues it pending, unclaimed).
+ * The candidates the order of their keys lets run now: those with no earlier delivery of their key
+ * still to run (pending or claimed) other than candidates themselves. One query for every key.
  */
-export async function keysBusy(ds: Datasource, keys: string[], tx: Transaction): Promise<boolean> {
-  const rows = await ds.find(
+export async function mayRunNow<T extends Delivery>(ds: Datasource, candidates: T[], tx?: Transaction): Promise<T[]> {
+  if (candidates.length === 0) return [];
+  const active = await ds.find(
     DELIVERY_TABLE,
     {
       filter: {
         and: [
-          { field: 'ordering_key', op: 'in', value: keys },
+          { field: 'ordering_key', op: 'in', value: [...new Set(candidates.map((c) => c.orderingKey))] },
           { field: 'status', op: 'in', value: ['pending', 'claimed'] },
+          { field: 'sequence', op: 'lt', value: Math.max(...candidates.map((c) => c.sequence)) },
         ],
       },
-      fields: ['id'],
-      top: 1,
+      fields: ['id', 'ordering_key', 'sequence'],
     },
     tx,
   );
-  return rows.length > 0;
+  return eligibleRows(
+    candidates,
+    active.map((r) => ({ id: String(r.id), orderingKey: String(r.ordering_key), sequence: Number(r.sequence) })),
+  );
 }
 
 function ownedFilter(ids: string[], instanceId: string): Filter {

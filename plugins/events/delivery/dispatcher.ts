@@ -26,7 +26,7 @@
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import type { ActionRunner, Delivery, Preclaim, Workflow } from '../types';
 import { mayRetry, retryDelayMs } from './backoff';
-import { claimDue, release, renewClaims, settleMany } from './claim';
+import { claimDue, mayRunNow, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
 import { errorText } from './table';
 
@@ -121,6 +121,9 @@ class DatasourceLoop {
   private backlog = true;
   private poll: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  /** Deliveries adopted and not yet checked against their keys' order, and the check under way. */
+  private readonly adopting: Delivery[] = [];
+  private checking: Promise<void> | undefined;
   /** Chains claimed and not started yet. */
   private readonly queue: Delivery[][] = [];
   /** Every claim this loop holds (queued or running), by id; the value aborts its action. */
@@ -169,18 +172,44 @@ class DatasourceLoop {
   }
 
   preclaim(): Preclaim | undefined {
-    if (this.stopped || this.queuedCount() >= this.options.settings.batch) return undefined;
+    if (this.stopped || this.queuedCount() + this.adopting.length >= this.options.settings.batch) return undefined;
     return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString() };
   }
 
   adopt(deliveries: Delivery[]): void {
-    void this.take(deliveries);
+    if (deliveries.length === 0) return;
+    // Held from now on, so renewals cover them while their order is checked.
+    for (const d of deliveries) this.held.set(d.id, new AbortController());
+    this.adopting.push(...deliveries);
+    this.checking ??= this.checkAdopted();
+  }
+
+  /**
+   * The deliveries adopted in one turn of the event loop, checked against their keys' order with
+   * one read (claim.ts, mayRunNow): those an earlier delivery still holds back are given back.
+   */
+  private async checkAdopted(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.adopting.length > 0) {
+      const batch = this.adopting.splice(0);
+      let runnable: Delivery[] = [];
+      try {
+        runnable = await mayRunNow(this.ds, batch);
+      } catch (err) {
+        this.log.warn({ err: errorText(err) }, 'events: checking the order of new deliveries failed; they are given back');
+      }
+      const now = new Set(runnable.map((d) => d.id));
+      await this.releaseQuietly(batch.filter((d) => !now.has(d.id)).map((d) => d.id));
+      await this.take(runnable);
+    }
+    this.checking = undefined;
   }
 
   /** Holds deliveries claimed by this instance and queues them to run; gives them back once stopped. */
   private async take(claimed: Delivery[]): Promise<void> {
     if (claimed.length === 0) return;
-    for (const d of claimed) this.held.set(d.id, new AbortController());
+    // An adopted delivery is held already, and its controller may have been aborted meanwhile (claim lost).
+    for (const d of claimed) if (!this.held.has(d.id)) this.held.set(d.id, new AbortController());
     if (this.stopped) {
       await this.releaseQuietly(claimed.map((d) => d.id));
       return;
@@ -363,6 +392,7 @@ class DatasourceLoop {
     this.stopped = true;
     clearInterval(this.poll);
     await this.passing;
+    await this.checking;
     const queued = this.queue.splice(0).flat();
     await this.releaseQuietly(queued.map((d) => d.id));
     const timeout = this.options.settings.stopTimeoutMs ?? 10_000;

@@ -6,12 +6,10 @@
  */
 import { ObjectQLError } from '../../../kernel';
 import type { DeliveryQueue } from '../types';
-import { keysBusy } from './claim';
 import { DELIVERY_TABLE, fromDeliveryRow, newDeliveryRow } from './table';
 
 export function createDeliveryQueue(now: () => Date = () => new Date()): DeliveryQueue {
   return {
-    busy: (ds, tx, keys) => keysBusy(ds, [...new Set(keys)], tx),
     async enqueue(ds, tx, deliveries, claim) {
       const at = now();
       const rows = deliveries.map((delivery) => newDeliveryRow(delivery, at, claim));
