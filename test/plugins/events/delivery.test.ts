@@ -206,8 +206,18 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       const ds = await open();
       await enqueue(ds, [delivery('w', 'k1', 1), delivery('w', 'k1', 2)]);
       const calls: Call[] = [];
-      const d = dispatch(ds, [workflow('w')], fakeRunner('a', calls, new Map(), 300));
-      await until('running', async () => (await all(ds))[0].status === 'claimed');
+      const slow = fakeRunner('a', calls, new Map(), 300);
+      let started = false;
+      const runner: ActionRunner = {
+        run: (action, context) => {
+          started = true;
+          return slow.run(action, context);
+        },
+        close: () => slow.close(),
+      };
+      const d = dispatch(ds, [workflow('w')], runner);
+      // The action itself under way (its claim committed is not enough: the pass may not be back yet).
+      await until('running', () => Promise.resolve(started));
       await d.stop();
       const rows = await all(ds);
       expect(rows.map((r) => r.status)).to.deep.equal(['done', 'pending']);
