@@ -11,8 +11,7 @@
  *   they are due again and another instance claims them. That is the only way a delivery runs twice
  *   (at least once, never lost); in normal operation the owner renews its leases while it works;
  * - settling (done, retry, dead, release) and renewing first check, under the row lock, that the row
- *   is still claimed by this instance: a claim lost to another instance is left alone.
- *
+ *   is still claimed by this instance: a claim lost to another instance is left alone;
  * - a delivery may also start claimed: the outbox writes it claimed by this instance, in its event's
  *   transaction, when this instance's dispatcher has room. No other instance can see the row before
  *   it commits, and it is then claimed like any other: the same leases, renewals and settlements.

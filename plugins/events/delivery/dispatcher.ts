@@ -8,7 +8,8 @@
  *   a pass runs one more pass after it.
  * - Deliveries of a local write usually need no pass: while fewer than `batch` wait to start, the
  *   outbox writes them already claimed by this instance (`preclaim`), and the plugin hands them
- *   over once the write commits (`adopt`).
+ *   over once the write commits (`adopt`); those an earlier delivery of their key still holds back
+ *   are given back, pending (claim.ts).
  * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
  *   once (per instance, over all datasources); a chain runs its deliveries one after another in
  *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
