@@ -7,16 +7,12 @@
  * argument does not exist.
  */
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
-import { tempDir } from '../../drivers/sql/helpers';
 import { startServer, type TestServer } from '../../helpers/server';
-import { notesApp } from '../events/outbox-helpers';
+import { MANAGER, MEMBER, startNotesServer, type NotesServer } from '../events/outbox-helpers';
 import { SECRET, token } from '../realtime/helpers';
 
-const MANAGER = { id: 'mia', roles: ['manager'] };
-const MEMBER = { id: 'max', roles: ['member'] };
 const bearer = (u: { id: string; roles: string[] }) => ({ authorization: `Bearer ${token(u)}` });
 const MAX_REPLAY = 40;
 
@@ -73,51 +69,22 @@ function subscribe(c: Client, query: string): Sub {
 
 describe('GraphQL subscriptions: resume from the change feed', function () {
   this.timeout(20_000);
+  let notes: NotesServer;
   let s: TestServer;
-  let app: ReturnType<typeof notesApp>;
-  let tmp: ReturnType<typeof tempDir>;
   const clients: Client[] = [];
 
   before(async () => {
-    app = notesApp();
-    tmp = tempDir();
-    s = await startServer({
-      metadata: [app.dir],
-      datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(tmp.dir, 'gql.sqlite') } } },
-      plugins: {
-        rest: true,
-        graphql: { maxReplay: MAX_REPLAY },
-        events: { dispatcher: { enabled: false } },
-        auth: { jwt: { secret: SECRET } },
-      },
-    });
+    notes = await startNotesServer({ graphql: { maxReplay: MAX_REPLAY }, auth: { jwt: { secret: SECRET } } }, bearer(MANAGER));
+    s = notes.server;
   });
   after(async () => {
     await Promise.all(clients.splice(0).map(async (c) => await c.dispose()));
-    await s?.stop();
-    app?.remove();
-    tmp?.remove();
+    await notes?.stop();
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map(async (c) => await c.dispose()));
   });
 
-  const data = () => `${s.kernel.http.routes.data}/note`;
-  async function write(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await s.request(method, path, body, bearer(MANAGER));
-    expect(res.status, JSON.stringify(res.body)).to.be.lessThan(300);
-    return res.body;
-  }
-  const create = (title: string, owner = 'max', extra: object = {}) => write('POST', data(), { title, owner, secret: 1, ...extra });
-  async function head(): Promise<number> {
-    const feed = s.kernel.resolve('changeFeed')!;
-    let next = 0;
-    for (;;) {
-      const page = await feed.read(MANAGER, { after: next, limit: 1000 });
-      if (page.next === next) return next;
-      next = page.next;
-    }
-  }
   /** Resolves once the server runs `count` more subscriptions than `before`. */
   async function running(before: number, count = 1): Promise<void> {
     const deadline = Date.now() + 5000;
@@ -143,8 +110,8 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
     const n = open();
     const live = subscribe(c1, 'subscription { noteUpdated { id title status } }');
     await running(n);
-    const a = await create('a');
-    await write('PATCH', `${data()}/${a.id}`, { status: 'one' });
+    const a = await notes.create('a');
+    await notes.write('PATCH', `${notes.path}/${a.id}`, { status: 'one' });
     const first = await live.next();
     expect(first.data).to.deep.equal({ noteUpdated: { id: a.id, title: 'a', status: 'one' } });
     const seen = first.extensions?.position as number;
@@ -152,12 +119,12 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
     await c1.dispose();
 
     // Missed: an update of a, changes out of the member's scope, a create (another kind), another update, a delete.
-    await write('PATCH', `${data()}/${a.id}`, { title: 'a2' });
-    const theirs = await create('theirs', 'someone');
-    await write('PATCH', `${data()}/${theirs.id}`, { status: 'hidden' });
-    await create('b');
-    await write('PATCH', `${data()}/${a.id}`, { status: 'two' });
-    await write('DELETE', `${data()}/${a.id}`);
+    await notes.write('PATCH', `${notes.path}/${a.id}`, { title: 'a2' });
+    const theirs = await notes.create('theirs', 'someone');
+    await notes.write('PATCH', `${notes.path}/${theirs.id}`, { status: 'hidden' });
+    await notes.create('b');
+    await notes.write('PATCH', `${notes.path}/${a.id}`, { status: 'two' });
+    await notes.write('DELETE', `${notes.path}/${a.id}`);
 
     const c2 = wsClient(s.url, MEMBER, clients);
     const updates = subscribe(c2, `subscription { noteUpdated(after: ${seen}) { id title status } }`);
@@ -171,8 +138,8 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
     expect(await deletes.next()).to.deep.equal({ data: { noteDeleted: { id: a.id, title: 'a2' } }, extensions: { position: seen + 6 } });
     await updates.none(200);
 
-    const c = await create('c');
-    await write('PATCH', `${data()}/${c.id}`, { status: 'live' });
+    const c = await notes.create('c');
+    await notes.write('PATCH', `${notes.path}/${c.id}`, { status: 'live' });
     expect(await updates.next()).to.deep.equal({
       data: { noteUpdated: { id: c.id, title: 'c', status: 'live' } },
       extensions: { position: seen + 8 },
@@ -181,9 +148,9 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
   });
 
   it('matches `where` on what it replays', async () => {
-    const start = await head();
-    await create('f1', 'max', { status: 'keep' });
-    await create('f2', 'max', { status: 'drop' });
+    const start = await notes.head();
+    await notes.create('f1', 'max', { status: 'keep' });
+    await notes.create('f2', 'max', { status: 'drop' });
     const sub = subscribe(
       wsClient(s.url, MEMBER, clients),
       `subscription { noteCreated(where: {status: "keep"}, after: ${start}) { title } }`,
@@ -193,12 +160,12 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
   });
 
   it('loses nothing and repeats nothing when writes go on during the replay', async () => {
-    const start = await head();
+    const start = await notes.head();
     const total = 30;
     let done = 0;
     const writer = (async () => {
       for (let i = 0; i < total; i++) {
-        await create(`w${i}`);
+        await notes.create(`w${i}`);
         done++;
       }
     })();
@@ -215,7 +182,7 @@ describe('GraphQL subscriptions: resume from the change feed', function () {
   });
 
   it('answers INVALID_REQUEST naming maxReplay when too far behind', async () => {
-    while ((await head()) <= MAX_REPLAY + 1) await create('filler');
+    while ((await notes.head()) <= MAX_REPLAY + 1) await notes.create('filler');
     const sub = subscribe(wsClient(s.url, MEMBER, clients), 'subscription { noteCreated(after: 0) { title } }');
     const result = await sub.next();
     expect(result.errors?.[0]?.extensions).to.deep.include({

@@ -6,38 +6,25 @@
  * behind is an error; without the events plugin `after` is refused.
  */
 import { expect } from 'chai';
-import { join } from 'node:path';
-import { tempDir } from '../../drivers/sql/helpers';
 import { identityHeader, startServer, type TestServer } from '../../helpers/server';
-import { MANAGER, MEMBER, notesApp } from '../events/outbox-helpers';
+import { MANAGER, MEMBER, startNotesServer, type NotesServer } from '../events/outbox-helpers';
 import { Client, wsUrl, type Msg } from './helpers';
 
 const MAX_REPLAY = 40;
 
 describe('realtime: resume from the change feed', function () {
   this.timeout(20_000);
+  let notes: NotesServer;
   let s: TestServer;
-  let app: ReturnType<typeof notesApp>;
-  let tmp: ReturnType<typeof tempDir>;
   const clients: Client[] = [];
 
   before(async () => {
-    app = notesApp();
-    tmp = tempDir();
-    s = await startServer(
-      {
-        metadata: [app.dir],
-        datasources: { default: { driver: 'sql', client: 'better-sqlite3', connection: { filename: join(tmp.dir, 'rt.sqlite') } } },
-        plugins: { rest: true, realtime: { maxReplay: MAX_REPLAY }, events: { dispatcher: { enabled: false } } },
-      },
-      { identityFromHeader: true },
-    );
+    notes = await startNotesServer({ realtime: { maxReplay: MAX_REPLAY } }, identityHeader(MANAGER), { identityFromHeader: true });
+    s = notes.server;
   });
   after(async () => {
     for (const c of clients.splice(0)) c.close();
-    await s?.stop();
-    app?.remove();
-    tmp?.remove();
+    await notes?.stop();
   });
   afterEach(() => {
     for (const c of clients.splice(0)) c.close();
@@ -48,44 +35,27 @@ describe('realtime: resume from the change feed', function () {
     clients.push(c);
     return c;
   }
-  const data = () => `${s.kernel.http.routes.data}/note`;
-  async function write(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await s.request(method, path, body, identityHeader(MANAGER));
-    expect(res.status, JSON.stringify(res.body)).to.be.lessThan(300);
-    return res.body;
-  }
-  const create = (title: string, owner = 'max', extra: object = {}) => write('POST', data(), { title, owner, secret: 1, ...extra });
-  /** The last position of the feed (as the manager sees it). */
-  async function head(): Promise<number> {
-    const feed = s.kernel.resolve('changeFeed')!;
-    let next = 0;
-    for (;;) {
-      const page = await feed.read(MANAGER, { after: next, limit: 1000 });
-      if (page.next === next) return next;
-      next = page.next;
-    }
-  }
   const change = (sub: string) => (m: Msg) => m.type === 'change' && m.subscription === sub;
 
   it('replays exactly what was missed and may be seen, in order, then goes live', async () => {
     const c1 = await open(MEMBER);
     expect(await c1.request({ type: 'subscribe', id: 'n', object: 'note' })).to.deep.equal({ type: 'ack', id: 'n', object: 'note' });
-    const a = await create('a');
+    const a = await notes.create('a');
     const created = await c1.next(change('n'));
     expect(created).to.deep.include({ operation: 'created' });
     expect(created.position).to.be.a('number');
-    await write('PATCH', `${data()}/${a.id}`, { status: 'one' });
+    await notes.write('PATCH', `${notes.path}/${a.id}`, { status: 'one' });
     const updated = await c1.next(change('n'));
     expect(updated.position).to.be.greaterThan(created.position);
     const seen = updated.position as number;
     c1.close();
 
     // Missed: a create, an update, a change out of the member's scope, a delete.
-    const b = await create('b');
-    await write('PATCH', `${data()}/${a.id}`, { title: 'a2' });
-    await create('theirs', 'someone');
-    await write('DELETE', `${data()}/${b.id}`);
-    const last = await head();
+    const b = await notes.create('b');
+    await notes.write('PATCH', `${notes.path}/${a.id}`, { title: 'a2' });
+    await notes.create('theirs', 'someone');
+    await notes.write('DELETE', `${notes.path}/${b.id}`);
+    const last = await notes.head();
 
     const c2 = await open(MEMBER);
     c2.send({ type: 'subscribe', id: 'n', object: 'note', after: seen });
@@ -102,16 +72,16 @@ describe('realtime: resume from the change feed', function () {
     expect(ack).to.deep.equal({ type: 'ack', id: 'n', object: 'note', position: last });
     await c2.none(change('n'), 200);
 
-    await create('live');
+    await notes.create('live');
     const live = await c2.next(change('n'));
     expect(live).to.deep.include({ operation: 'created', position: last + 1 });
     expect(live.record).to.include({ title: 'live' });
   });
 
   it('applies the subscription filter to what it replays', async () => {
-    const start = await head();
-    await create('f1', 'max', { status: 'keep' });
-    await create('f2', 'max', { status: 'drop' });
+    const start = await notes.head();
+    await notes.create('f1', 'max', { status: 'keep' });
+    await notes.create('f2', 'max', { status: 'drop' });
     const c = await open(MEMBER);
     c.send({ type: 'subscribe', id: 'f', object: 'note', filters: [['status', '=', 'keep']], after: start });
     const only = await c.next(change('f'));
@@ -122,12 +92,12 @@ describe('realtime: resume from the change feed', function () {
   });
 
   it('loses nothing and repeats nothing when writes go on during the replay', async () => {
-    const start = await head();
+    const start = await notes.head();
     const total = 30;
     let done = 0;
     const writer = (async () => {
       for (let i = 0; i < total; i++) {
-        await create(`w${i}`);
+        await notes.create(`w${i}`);
         done++;
       }
     })();
@@ -145,7 +115,7 @@ describe('realtime: resume from the change feed', function () {
   });
 
   it('answers INVALID_REQUEST naming maxReplay when the client is too far behind, and creates no subscription', async () => {
-    while ((await head()) <= MAX_REPLAY + 1) await create('filler');
+    while ((await notes.head()) <= MAX_REPLAY + 1) await notes.create('filler');
     const c = await open(MEMBER);
     const err = await c.request({ type: 'subscribe', id: 'far', object: 'note', after: 0 });
     expect(err).to.deep.include({ type: 'error', id: 'far', code: 'INVALID_REQUEST' });
