@@ -97,3 +97,15 @@ export function noChangeFeed(parameter: string): ObjectQLError {
     { parameter },
   );
 }
+
+/**
+ * INVALID_REQUEST for a resume `readChangesAfter` found too far behind: more than `max` changes of
+ * `object` since `after`. `limit` names the option that set `max` (in the details).
+ */
+export function tooFarBehind(object: string, after: number, max: number, limit: string): ObjectQLError {
+  return new ObjectQLError(
+    'INVALID_REQUEST',
+    `More than ${max} changes of '${object}' since position ${after}: too far behind to replay; reload, then subscribe again`,
+    { limit, max, after },
+  );
+}

@@ -44,6 +44,7 @@ export type * from './engine/types';
 export {
   noChangeFeed,
   readChangesAfter,
+  tooFarBehind,
   type ChangeFeed,
   type ChangesAfter,
   type FeedEvent,

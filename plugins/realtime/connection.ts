@@ -12,6 +12,7 @@ import {
   ObjectQLError,
   readChangesAfter,
   toObjectQLError,
+  tooFarBehind,
   type ChangeFeed,
   type DataEngine,
   type DataRecord,
@@ -284,12 +285,7 @@ export class RealtimeConnection {
   private async replay(sub: Subscription, feed: ChangeFeed, after: number): Promise<number> {
     const max = this.deps.settings.maxReplay;
     const found = await readChangesAfter(feed, this.user, { object: sub.object, after, max });
-    if ('tooMany' in found)
-      throw new ObjectQLError(
-        'INVALID_REQUEST',
-        `More than ${max} changes of '${sub.object}' since position ${after}: too far behind to replay; reload, then subscribe again`,
-        { limit: 'plugins.realtime.maxReplay', max, after },
-      );
+    if ('tooMany' in found) throw tooFarBehind(sub.object, after, max, 'plugins.realtime.maxReplay');
     const visibility = this.deps.engine().repo(sub.object, { user: this.user }).visibility();
     sub.covered = found.next;
     for (const event of found.events) {

@@ -18,9 +18,9 @@
  * then, not a silent subscription that never fires.
  */
 import {
-  ObjectQLError,
   readChangesAfter,
   RECORD_CHANGED_CHANNEL,
+  tooFarBehind,
   type ChangeFeed,
   type DataEngine,
   type DataRecord,
@@ -151,12 +151,7 @@ export class RecordFeed {
     try {
       const max = req.maxReplay ?? 1000;
       const found = await readChangesAfter(req.feed, req.request.user, { object: req.object, after: req.after, max });
-      if ('tooMany' in found)
-        throw new ObjectQLError(
-          'INVALID_REQUEST',
-          `More than ${max} changes of '${req.object}' since position ${req.after}: too far behind to replay; reload, then subscribe again`,
-          { limit: 'maxReplay', max, after: req.after },
-        );
+      if ('tooMany' in found) throw tooFarBehind(req.object, req.after, max, 'maxReplay');
       const visibility = engine.repo(req.object, req.request).visibility();
       covered = found.next;
       for (const event of found.events) {
