@@ -56,7 +56,7 @@ export interface Datasource {
   delete(object: string, id: string, tx?: Transaction): Promise<boolean>;
   aggregate(object: string, query: AggregateQuery, tx?: Transaction): Promise<DbRecord[]>;
   /** Runs fn in a transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Optional, for counters and work queues shared by instances: a find inside `tx` whose rows stay
    * locked against other transactions' writes and locks until `tx` ends (SELECT ... FOR UPDATE).
@@ -70,6 +70,24 @@ export interface Datasource {
    * how many it changed. Writes the store directly: no hooks, no validation, no change events.
    */
   updateWhere?(object: string, filter: Filter, data: DbRecord, tx?: Transaction): Promise<number>;
+  /**
+   * Optional, for counters shared by writers (the events plugin's feed counter): adds `by` to a
+   * number field of one record and returns the new value, or undefined when no record has that id.
+   * Inside `tx` the record stays locked until `tx` ends, as with `lockRows`. One statement where the
+   * store can (UPDATE ... RETURNING). Writes the store directly: no hooks, no validation, no change events.
+   */
+  increment?(object: string, id: string, field: string, by: number, tx?: Transaction): Promise<number | undefined>;
+}
+
+export interface TransactionOptions {
+  /**
+   * false: the commit may return before the store has flushed it to disk, so it waits for no disk
+   * write; a crash of the store right after can undo the transaction (whole, never in part). For
+   * bookkeeping that is safe to lose, such as a delivery marked done that is then sent again.
+   * PostgreSQL: `synchronous_commit = off` for this transaction; stores without such a setting
+   * commit as usual. Default true.
+   */
+  durable?: boolean;
 }
 
 export interface PoolStats {

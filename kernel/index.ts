@@ -63,6 +63,7 @@ export type {
   DriverFactory,
   DriverDeps,
   Transaction,
+  TransactionOptions,
 } from './drivers';
 export * from './query/ast';
 export { compileFilter, evaluateFilter, compareValues, valuesEqual, compileLike } from './query/evaluate';

@@ -97,6 +97,20 @@ export class MemoryDatasource implements Datasource {
     });
   }
 
+  increment(object: string, id: string, field: string, by: number, tx?: Transaction): Promise<number | undefined> {
+    return settled(() => {
+      const t = this.useTx(tx);
+      const current = this.get(object, id, t);
+      if (!current) return undefined;
+      const value = current[field] ?? 0;
+      if (typeof value !== 'number' || field === 'id') {
+        throw new ObjectQLError('INVALID_REQUEST', `Field '${field}' of object '${object}' is not a number field`, { object, field });
+      }
+      this.write(object, id, { ...structuredClone(current), [field]: value + by }, t);
+      return value + by;
+    });
+  }
+
   update(object: string, id: string, data: DbRecord, tx?: Transaction): Promise<DbRecord | null> {
     return settled(() => {
       const t = this.useTx(tx);

@@ -13,6 +13,7 @@ import type {
   PoolStats,
   Query,
   Transaction,
+  TransactionOptions,
 } from '../../kernel';
 import { aggregateRows } from './aggregate-sql';
 import type { SqlDatasourceOptions } from './config';
@@ -24,6 +25,7 @@ import { whereSql } from './filter-sql';
 import { ShapeParts } from './shape';
 import { DEFAULT_STATEMENT_CACHE_SIZE } from './statement-cache';
 import { Statements } from './statements';
+import type { StorageFamily } from './values';
 import { describeTables, syncSchema } from './schema-sync';
 import { checkSchemaCurrent } from './migrate/startup-check';
 import type { TableInfo } from './table-info';
@@ -31,6 +33,9 @@ import { SqlTransaction } from './transaction';
 
 /** OpenTelemetry's names of the engines (semantic conventions, `db.system.name`). */
 const DB_SYSTEM: Record<DialectName, string> = { sqlite: 'sqlite', postgres: 'postgresql', mysql: 'mysql' };
+
+/** The storage families increment() adds to. */
+const NUMERIC_FAMILIES = new Set<StorageFamily>(['number', 'integer', 'decimal']);
 
 /** The part of knex's pool (tarn) that poolStats reads. */
 interface TarnPool {
@@ -268,6 +273,41 @@ export class SqlDatasource implements Datasource {
     return changes;
   }
 
+  /**
+   * UPDATE ... SET field = field + by ... RETURNING field: one statement, which takes the row's
+   * lock. MariaDB and MySQL have no UPDATE ... RETURNING: there the value is read back after the
+   * update, in its transaction, under the lock the update took.
+   */
+  async increment(object: string, id: string, field: string, by: number, tx?: Transaction): Promise<number | undefined> {
+    const info = this.info(object);
+    if (!NUMERIC_FAMILIES.has(info.families.get(field) ?? 'text')) {
+      throw new ObjectQLError('INVALID_REQUEST', `Field '${field}' of object '${object}' is not a number field`, { object, field });
+    }
+    // The read back must see this update alone: under its lock, in one transaction.
+    if (!tx && !this.dialect.updateReturning) return this.transaction((t) => this.increment(object, id, field, by, t));
+    const parts = new ShapeParts('increment', info.table);
+    parts.names([field]);
+    parts.text(String(this.dialect.updateReturning));
+    const key = parts.value(id, 'text');
+    const amount = parts.value(by);
+    const shape = (db: Db) =>
+      parts.shape((v) => {
+        const update = db(info.table)
+          .where('id', v[key] as string)
+          .increment(field, v[amount] as number);
+        return this.dialect.updateReturning ? update.returning(field) : update;
+      });
+    return this.run(info, 'increment', tx, true, async (db, st) => {
+      const { rows, changes } = await st.run(db, shape(db));
+      if (this.dialect.updateReturning) return rows.length > 0 ? Number(rows[0][field]) : undefined;
+      if (changes === 0) return undefined;
+      const [row] = await selectRows(db, st, info, this.dialect, { fields: [field], filter: { field: 'id', op: 'eq', value: id } }, (o) =>
+        this.info(o),
+      );
+      return row ? Number(row[field]) : undefined;
+    });
+  }
+
   async delete(object: string, id: string, tx?: Transaction): Promise<boolean> {
     const info = this.info(object);
     const parts = new ShapeParts('delete', info.table);
@@ -301,7 +341,7 @@ export class SqlDatasource implements Datasource {
    * connection. Written here rather than with knex's transaction, which builds a transaction
    * client per call: the statements already run through Statements on a connection of knex's pool.
    */
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T> {
     if (this.current.getStore()?.active) {
       throw new ObjectQLError(
         'DATABASE_ERROR',
@@ -317,7 +357,7 @@ export class SqlDatasource implements Datasource {
         const conn = (await client.acquireConnection()) as TxConnection;
         let reusable = true;
         try {
-          await statements.raw(db, conn, 'BEGIN');
+          await statements.raw(db, conn, this.dialect.begin(options?.durable ?? true));
           conn.__knexTxId = `trx${++this.transactions}`;
           const tx = new SqlTransaction(this.name, this, onConnection(db, conn));
           let result: T;

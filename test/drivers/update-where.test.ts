@@ -1,6 +1,7 @@
 /**
- * updateWhere (kernel/drivers.ts): the same values on every record a filter matches, in one
- * statement, returning how many changed; inside a transaction it commits or rolls back with it.
+ * updateWhere and increment (kernel/drivers.ts), the bookkeeping primitives: the same values on
+ * every record a filter matches, in one statement, returning how many changed; a number field of
+ * one record raised, returning its new value. Inside a transaction each commits or rolls back with it.
  */
 import { expect } from 'chai';
 import { MemoryDatasource } from '../../drivers/memory';
@@ -50,11 +51,33 @@ function updateWhereSuite(make: () => Promise<Datasource>) {
     ).to.equal('roll back');
     expect(await states()).to.deep.equal({ j1: ['pending', 0], j2: ['pending', 0], j3: ['done', 0] });
   });
+
+  it("increment raises one record's number field and returns the new value", async () => {
+    expect(await ds.increment!(JOB, 'j2', 'tries', 1)).to.equal(1);
+    expect(await ds.increment!(JOB, 'j2', 'tries', 5)).to.equal(6);
+    expect(await ds.transaction((tx) => ds.increment!(JOB, 'j2', 'tries', 1, tx))).to.equal(7);
+    expect(await states()).to.deep.equal({ j1: ['pending', 0], j2: ['pending', 7], j3: ['done', 0] });
+  });
+
+  it('increment returns undefined for an unknown id, refuses a field that is not a number, and is undone with its transaction', async () => {
+    expect(await ds.increment!(JOB, 'missing', 'tries', 1)).to.equal(undefined);
+    const refused = await ds.increment!(JOB, 'j1', 'state', 1).catch((err: { code?: string; message: string }) => err);
+    expect(refused).to.include({ code: 'INVALID_REQUEST' });
+    expect((refused as Error).message).to.contain("'state'");
+    const failed = await ds
+      .transaction(async (tx) => {
+        expect(await ds.increment!(JOB, 'j1', 'tries', 2, tx)).to.equal(2);
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => err.message);
+    expect(failed).to.equal('roll back');
+    expect(await states()).to.deep.equal({ j1: ['pending', 0], j2: ['pending', 0], j3: ['done', 0] });
+  });
 }
 
 const job = objectDef(JOB, [field('state', 'text'), field('tries', 'number')]);
 
-describeDialects('sql driver: updateWhere', (ns) => {
+describeDialects('sql driver: updateWhere and increment', (ns) => {
   let opened: Datasource | undefined;
   afterEach(async () => {
     await opened?.disconnect();
@@ -69,7 +92,7 @@ describeDialects('sql driver: updateWhere', (ns) => {
   });
 });
 
-describe('memory driver: updateWhere', () => {
+describe('memory driver: updateWhere and increment', () => {
   updateWhereSuite(async () => {
     const ds = new MemoryDatasource('default');
     await ds.connect();

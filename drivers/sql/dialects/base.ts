@@ -87,10 +87,21 @@ export abstract class SqlDialect {
   /** Runs after the pool is destroyed (remove temporary files, release locks). */
   async close(): Promise<void> {}
 
-  /** A lock every write and transaction takes, for engines with a single writer (SQLite). */
+  /**
+   * The statement that opens a transaction. `durable: false` (TransactionOptions) lets an engine
+   * that can commit without waiting for its disk do so; the others begin as usual.
+   */
+  begin(_durable: boolean): string {
+    return 'BEGIN';
+  }
+
   /** Whether SELECT ... FOR UPDATE [SKIP LOCKED] works: not on SQLite, whose transactions run one at a time. */
   readonly rowLocks: boolean = true;
 
+  /** Whether UPDATE ... RETURNING gives back the updated rows (not on MariaDB or MySQL). */
+  readonly updateReturning: boolean = true;
+
+  /** A lock every write and transaction takes, for engines with a single writer (SQLite). */
   writeLock(): Mutex | undefined {
     return undefined;
   }

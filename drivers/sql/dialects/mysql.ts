@@ -48,6 +48,7 @@ export class MysqlDialect extends SqlDialect {
   readonly name = 'mysql' as const;
   readonly knexClient = 'mysql2';
   override readonly maxIdentifier = 64;
+  override readonly updateReturning = false;
   private collation = 'utf8mb4_bin';
 
   knexConfig(options: SqlOptions): Knex.Config {
