@@ -150,9 +150,9 @@ function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
         `Plugin 'events': datasources names '${name}', which is not a configured datasource (${open.names().join(', ')})`,
       );
     const ds = open.get(name);
-    if (typeof ds.lockRows !== 'function' || typeof ds.updateWhere !== 'function')
+    if (typeof ds.lockRows !== 'function' || typeof ds.updateWhere !== 'function' || typeof ds.increment !== 'function')
       throw new PluginError(
-        `Plugin 'events': datasource '${name}' cannot lock rows (its driver lacks lockRows or updateWhere), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
+        `Plugin 'events': datasource '${name}' cannot lock rows (its driver lacks lockRows, updateWhere or increment), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
       );
   }
   return [...new Set(names)].sort();

@@ -4,9 +4,9 @@
  * event and its deliveries exist exactly when the change committed, and a rolled-back write leaves
  * nothing behind.
  *
- * Positions: the counter row of the datasource is locked (SELECT ... FOR UPDATE) by the write's
- * transaction until it ends. A second write waits for it, so positions are handed out in commit
- * order, one after another, without gaps. The row is created at start, never inside a write (two
+ * Positions: the write's transaction raises the counter row of the datasource (one statement,
+ * Datasource.increment), which locks the row until that transaction ends. A second write waits for
+ * it, so positions are handed out in commit order, one after another, without gaps. The row is created at start, never inside a write (two
  * writes creating it at once would conflict).
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -85,15 +85,13 @@ export class Outbox {
    */
   async record(change: RecordChange, ds: Datasource, tx: Transaction): Promise<Recorded | undefined> {
     if (!this.keeps(ds.name)) return undefined;
-    if (!ds.lockRows || !ds.updateWhere) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
+    if (!ds.increment) throw new Error(`events: datasource '${ds.name}' cannot lock rows, so it cannot keep an outbox`);
     const draft = toEvent(change, ds.name, 0, '');
     const workflows = this.triggeredBy(draft);
-    const [counter] = await ds.lockRows(COUNTER_TABLE, { filter: { field: 'id', op: 'eq', value: FEED_COUNTER }, top: 1 }, tx, {
-      skipLocked: false,
-    });
-    if (!counter) throw new Error(`events: the change feed counter of datasource '${ds.name}' is missing (it is created at start)`);
-    const position = Number(counter.value) + 1;
-    await ds.updateWhere(COUNTER_TABLE, { field: 'id', op: 'eq', value: FEED_COUNTER }, { value: position }, tx);
+    // One statement takes the counter's lock and the next position.
+    const position = await ds.increment(COUNTER_TABLE, FEED_COUNTER, 'value', 1, tx);
+    if (position === undefined)
+      throw new Error(`events: the change feed counter of datasource '${ds.name}' is missing (it is created at start)`);
     // Stamped once the counter is held: the events' times follow their positions.
     const event: StoredEvent = { ...draft, position, at: (this.deps.now?.() ?? new Date()).toISOString() };
     await ds.create(EVENT_TABLE, toRow(event), tx);

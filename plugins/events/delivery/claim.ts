@@ -263,11 +263,16 @@ const TRANSACTION_ATTEMPTS = 4;
  * unavailable for a moment: MariaDB's next-key locks make two instances' claims and settlements
  * deadlock now and then. Giving up on a settlement would leave a delivered action claimed, to run
  * again once its lease expires.
+ *
+ * Not durable (TransactionOptions): the commit waits for no disk flush. A claim, renewal, release
+ * or outcome that a crash of the store undoes leaves the delivery as it was before, to be claimed
+ * and run again: at least once still holds. On PostgreSQL this keeps the dispatcher's commits
+ * from queueing for the disk beside the writes' own.
  */
 async function retryingTransaction<T>(ds: Datasource, fn: (tx: Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ds.transaction(fn);
+      return await ds.transaction(fn, { durable: false });
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !(err instanceof ObjectQLError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
