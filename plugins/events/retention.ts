@@ -11,9 +11,27 @@ import { EVENT_TABLE } from './tables';
 const BATCH = 200;
 const HOUR_MS = 3_600_000;
 
-/** Deletes the events recorded before `before` from one datasource's outbox; returns how many. */
-export function pruneEvents(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
-  return pruneRows(ds, EVENT_TABLE, { field: 'at', op: 'lt', value: before.toISOString() }, 'at', batch);
+/**
+ * Deletes the events recorded before `before` from one datasource's outbox; returns how many. An
+ * event's time is stamped once its position is handed out, so times follow positions: the expired
+ * events are the oldest positions, read along the position index until the first that is not
+ * expired. (An instance whose clock runs ahead can hold back the ones after its events by that
+ * much.) No index on the time: every write would pay for it.
+ */
+export async function pruneEvents(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
+  const cutoff = before.getTime();
+  let deleted = 0;
+  for (;;) {
+    const rows = await ds.find(EVENT_TABLE, { fields: ['id', 'at'], sort: [{ field: 'position', dir: 'asc' }], top: batch });
+    const expired = rows.findIndex((row) => !(timeOf(row.at) < cutoff));
+    const ids = (expired < 0 ? rows : rows.slice(0, expired)).map((row) => String(row.id));
+    deleted += await deleteIds(ds, EVENT_TABLE, ids);
+    if (expired >= 0 || rows.length < batch) return deleted;
+  }
+}
+
+function timeOf(at: unknown): number {
+  return at instanceof Date ? at.getTime() : Date.parse(String(at));
 }
 
 /**
@@ -35,13 +53,23 @@ async function pruneRows(ds: Datasource, table: string, filter: Filter, oldest: 
   let deleted = 0;
   for (;;) {
     const rows = await ds.find(table, { filter, fields: ['id'], sort: [{ field: oldest, dir: 'asc' }], top: batch });
-    deleted += await ds.transaction(async (tx) => {
-      let n = 0;
-      for (const row of rows) if (await ds.delete(table, String(row.id), tx)) n++;
-      return n;
-    });
+    deleted += await deleteIds(
+      ds,
+      table,
+      rows.map((row) => String(row.id)),
+    );
     if (rows.length < batch) return deleted;
   }
+}
+
+/** Deletes rows by id in one short transaction; returns how many were there. */
+function deleteIds(ds: Datasource, table: string, ids: string[]): Promise<number> {
+  if (ids.length === 0) return Promise.resolve(0);
+  return ds.transaction(async (tx) => {
+    let n = 0;
+    for (const id of ids) if (await ds.delete(table, id, tx)) n++;
+    return n;
+  });
 }
 
 /** Prunes every outbox `retentionHours` back, hourly until stopped; the timer keeps no process alive. */

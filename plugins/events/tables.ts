@@ -31,7 +31,8 @@ export function eventTable(datasource: string): ObjectDefinition {
       field('previous', 'json'),
       field('user_id', 'text'),
       field('request_id', 'text'),
-      field('at', 'datetime', { index: true }),
+      // Not indexed: retention finds the expired events by position (retention.ts).
+      field('at', 'datetime'),
     ],
     // The feed of one object reads its events in position order.
     [{ name: 'objectql_event_object_position', fields: ['object', 'position'], unique: false }],
