@@ -64,8 +64,9 @@ export async function sendWebhook(action: WebhookAction, request: WebhookRequest
   const timestamp = request.timestamp ?? Math.floor(Date.now() / 1000);
   const headers = webhookHeaders(action, request.deliveryId, timestamp, text);
   if (action.method !== 'GET') headers['Content-Length'] = String(bytes);
-  const timeout = AbortSignal.timeout(action.timeoutMs);
-  const signal = AbortSignal.any([timeout, request.signal]);
+  // One timer per request, cleared when it ends (AbortSignal.timeout and .any cost more, per request).
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
 
   // The connection goes to the address checked above, whatever the resolver says by now.
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -75,7 +76,7 @@ export async function sendWebhook(action: WebhookAction, request: WebhookRequest
   const client = url.protocol === 'https:' ? https : http;
   try {
     return await new Promise<WebhookResponse>((resolve, reject) => {
-      const req = client.request(url, { method: action.method, headers, lookup: pinned, signal }, (res) => {
+      const req = client.request(url, { method: action.method, headers, lookup: pinned, signal: request.signal }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         let settled = false;
@@ -99,6 +100,10 @@ export async function sendWebhook(action: WebhookAction, request: WebhookRequest
         res.on('close', finish);
       });
       req.on('error', reject);
+      timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy(new Error('timed out'));
+      }, action.timeoutMs);
       req.end(action.method === 'GET' ? undefined : text);
     }).then((res) => {
       if (res.status < 200 || res.status > 299) {
@@ -108,10 +113,12 @@ export async function sendWebhook(action: WebhookAction, request: WebhookRequest
       return res;
     });
   } catch (err) {
-    if (timeout.aborted) throw new Error(`webhook timed out after ${action.timeoutMs} ms (${url.host})`, { cause: err });
+    if (timedOut) throw new Error(`webhook timed out after ${action.timeoutMs} ms (${url.host})`, { cause: err });
     if (request.signal.aborted) throw new Error('webhook cancelled: the dispatcher is stopping', { cause: err });
     if ((err as Error).message.startsWith('webhook')) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new Error(`webhook to ${url.host} failed: ${code ? `${code} ` : ''}${(err as Error).message}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
   }
 }

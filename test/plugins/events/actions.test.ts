@@ -74,7 +74,8 @@ describe('events: actions', function () {
   let receiver: http.Server;
   let base: string;
   const received: Received[] = [];
-  let answer: { status: number; body: string; delayMs?: number } = { status: 200, body: 'ok' };
+  /** `stallBody`: the status and the start of the body at once, the rest never. */
+  let answer: { status: number; body: string; delayMs?: number; stallBody?: boolean } = { status: 200, body: 'ok' };
   let runner: ActionRunner;
   const settings: ActionSettings = {
     webhooks: { timeoutMs: 2000, allowHosts: ['127.0.0.1'], maxBodyBytes: 4096 },
@@ -92,7 +93,8 @@ describe('events: actions', function () {
       req.on('end', () => {
         received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         const send = () => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
+        if (answer.stallBody) res.writeHead(answer.status, { 'content-type': 'text/plain' }).write(answer.body);
+        else if (answer.delayMs) setTimeout(send, answer.delayMs);
         else send();
       });
     });
@@ -188,6 +190,11 @@ describe('events: actions', function () {
 
     it('times out', async () => {
       answer = { status: 200, body: 'late', delayMs: 1500 };
+      await expectRejected(run(hook({ timeoutMs: 200 })), /^webhook timed out after 200 ms/);
+    });
+
+    it('times out on an answer whose body never ends, though its status was 2xx', async () => {
+      answer = { status: 200, body: 'the start', stallBody: true };
       await expectRejected(run(hook({ timeoutMs: 200 })), /^webhook timed out after 200 ms/);
     });
 
