@@ -1,10 +1,11 @@
 /**
  * One server of `npm run bench:events` in its own process:
- * `tsx bench/events-server.ts off|outbox|workflow <sqlite file | postgres URL> [receiver URL]`.
+ * `tsx bench/events-server.ts off|outbox|workflow|split|dispatcher <sqlite file | postgres URL> [receiver URL]`.
  * - off: ObjectQL with REST on bench_order (bench/metadata-events/), no events plugin;
  * - outbox: the events plugin on, no workflow (each write also records its event);
  * - workflow: the events plugin on, its dispatcher enabled, and one workflow
- *   (bench/metadata-events-workflow/) sending every created bench_order to the receiver.
+ *   (bench/metadata-events-workflow/) sending every created bench_order to the receiver;
+ * - split, dispatcher: the same workflow, delivered by a second instance (below).
  * A SQLite file is removed first (a PostgreSQL database is made empty by the caller). Prints one JSON line once listening: its pid and REST base URL.
  * Runs the compiled build, as bench/server.ts does.
  */
@@ -12,7 +13,12 @@ import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as Server from '../server';
 
-export type EventsVariant = 'off' | 'outbox' | 'workflow';
+/**
+ * `split` and `dispatcher` are one deployment (PostgreSQL only): `split` takes the writes, with the
+ * workflow and its dispatcher disabled; `dispatcher`, on the same database, takes no writes and
+ * delivers what `split` records (polling every 20 ms: nothing wakes it across processes).
+ */
+export type EventsVariant = 'off' | 'outbox' | 'workflow' | 'split' | 'dispatcher';
 
 async function main(variant: EventsVariant, store: string, receiver: string | undefined) {
   const built = resolve(__dirname, '../dist/server/index.js');
@@ -20,14 +26,17 @@ async function main(variant: EventsVariant, store: string, receiver: string | un
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build, found at run time
   const { createKernel } = require(built) as typeof Server;
   const postgres = store.startsWith('postgres://');
+  if (!postgres && (variant === 'split' || variant === 'dispatcher')) throw new Error(`the ${variant} variant needs PostgreSQL`);
   if (!postgres) for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
   const metadata = [resolve(__dirname, 'metadata-events')];
-  if (variant === 'workflow') {
-    if (!receiver) throw new Error('the workflow variant needs the receiver URL');
+  if (variant !== 'off' && variant !== 'outbox') {
+    if (!receiver) throw new Error(`the ${variant} variant needs the receiver URL`);
     process.env.BENCH_EVENTS_RECEIVER = receiver;
     metadata.push(resolve(__dirname, 'metadata-events-workflow'));
   }
-  const events = { webhooks: { allowHosts: ['127.0.0.1'] }, dispatcher: { enabled: true } };
+  const dispatcher =
+    variant === 'split' ? { enabled: false } : variant === 'dispatcher' ? { enabled: true, pollMs: 20 } : { enabled: true };
+  const events = { webhooks: { allowHosts: ['127.0.0.1'] }, dispatcher };
   const kernel = await createKernel({
     port: 0,
     host: '127.0.0.1',

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:events` (and the end of `npm run bench`): what the events plugin (issue 19) costs a
  * write, and how long a delivery takes. For each store of EVENTS_STORES (default sqlite,postgres; the
- * local PostgreSQL of PG_URL), three ObjectQL servers in the same run, each in a process of its own
+ * local PostgreSQL of PG_URL), three ObjectQL servers (four on PostgreSQL) in the same run, each in a process of its own
  * on a SQLite file or PostgreSQL database of its own (the compiled build; bench/events-server.ts),
  * with the same object `bench_order` (bench/metadata-events/):
  * - events off: no events plugin;
@@ -9,7 +9,11 @@
  * - webhook workflow: the events plugin on, its dispatcher enabled, and one workflow
  *   (bench/metadata-events-workflow/) whose webhook sends every created bench_order, with the
  *   standard body, to a receiver on 127.0.0.1 (bench/events-receiver.ts, a process of its own;
- *   allowed by the plugin option webhooks.allowHosts).
+ *   allowed by the plugin option webhooks.allowHosts);
+ * - on PostgreSQL also: the same workflow sent by a second instance: the server under load has its
+ *   dispatcher disabled, and a second ObjectQL process on the same database, on the other CPU and
+ *   taking no writes, only dispatches (polling every 20 ms). The split a deployment makes when its
+ *   writing instances should not spend their CPU on sending.
  * Load: REST creates (POST /api/data/bench_order) with autocannon, 10 connections, BENCH_SECONDS
  * (default 5) per run after 1 s of warm-up, in EVENTS_ROUNDS rounds (default 2; the order of the
  * servers reversed every other round, against the machine's drift). Each create carries `sent_at`,
@@ -58,12 +62,18 @@ const OBJECT = 'bench_order';
 
 const now = () => performance.timeOrigin + performance.now();
 
-const VARIANTS: EventsVariant[] = ['off', 'outbox', 'workflow'];
-const LABEL: Record<EventsVariant, string> = {
+/** The servers under load; PostgreSQL adds `split`, whose deliveries a second instance (`dispatcher`) sends. */
+type LoadedVariant = Exclude<EventsVariant, 'dispatcher'>;
+const LABEL: Record<LoadedVariant, string> = {
   off: 'events off',
   outbox: 'events on, outbox only (no workflow)',
   workflow: 'events on, one webhook workflow',
+  split: 'events on, one webhook workflow, sent by a second instance',
 };
+const variantsOf = (store: EventsStore): LoadedVariant[] =>
+  store === 'postgres' ? ['off', 'outbox', 'workflow', 'split'] : ['off', 'outbox', 'workflow'];
+/** The servers whose writes trigger deliveries. */
+const DELIVERING = new Set<LoadedVariant>(['workflow', 'split']);
 
 interface ReceiverStats {
   delivered: number;
@@ -233,32 +243,40 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     const r = await startChild<{ url: string }>(resolve(__dirname, 'events-receiver.ts'), [], { ipc: true, cpu: other });
     children.push(r.child);
     const receiver = new Receiver(r.info.url, r.child);
-    const servers = {} as Record<EventsVariant, string>;
-    for (const v of VARIANTS) {
+    const variants = variantsOf(store);
+    const servers = {} as Record<LoadedVariant, string>;
+    for (const v of variants) {
       const profile = PROFILE === v ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
-      const { info, child } = await startChild<{ rest: string }>(
-        resolve(__dirname, 'events-server.ts'),
-        [v, await storeOf(store, v, dir), receiver.url],
-        { cpu: pin.server, nodeFlags: profile },
-      );
+      const where = await storeOf(store, v, dir);
+      const { info, child } = await startChild<{ rest: string }>(resolve(__dirname, 'events-server.ts'), [v, where, receiver.url], {
+        cpu: pin.server,
+        nodeFlags: profile,
+      });
       children.push(child);
       servers[v] = info.rest;
+      if (v !== 'split') continue;
+      // Its dispatcher, on the other CPU: what a deployment adds to deliver beside the instances taking the writes.
+      const second = await startChild<{ rest: string }>(resolve(__dirname, 'events-server.ts'), ['dispatcher', where, receiver.url], {
+        cpu: other,
+      });
+      children.push(second.child);
     }
     console.log(`\n### events: ${STORE_LABEL[store]}, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
     console.log(
       `REST creates (POST /api/data/${OBJECT}) on three ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
-        `${VARIANTS.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}).\n`,
+        `${variants.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}` +
+        `${variants.includes('split') ? `; the second instance, a dispatcher taking no writes, on ${other === undefined ? 'any CPU' : `CPU ${other}`} too, on the same database` : ''}).\n`,
     );
-    const loads: Record<EventsVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [] };
-    const deliveries: Delivery[] = [];
+    const loads: Record<LoadedVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [], split: [] };
+    const deliveries: Array<[LoadedVariant, Delivery]> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+      const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
         let m: CreateMeasure;
-        if (v === 'workflow') {
+        if (DELIVERING.has(v)) {
           const w = await measureWorkflow(servers[v], receiver);
           m = w.load;
-          deliveries.push(w.delivery);
+          deliveries.push([v, w.delivery]);
         } else {
           await createLoad(servers[v], WARM_SECONDS);
           m = await createLoad(servers[v], SECONDS);
@@ -275,7 +293,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     console.log('Requests/s (p99 ms):\n');
     console.log(`| server | ${rounds.join(' | ')} | mean req/s | ÷ events off |`);
     console.log(`|---|${rounds.map(() => '---:').join('|')}|---:|---:|`);
-    for (const v of VARIANTS) {
+    for (const v of variants) {
       const rps = mean(loads[v].map((m) => m.rps));
       const cells = loads[v].map((m) => `${m.rps.toFixed(0)} (${m.p99})`);
       console.log(`| ${LABEL[v]} | ${cells.join(' | ')} | ${rps.toFixed(0)} | ${off > 0 ? (rps / off).toFixed(2) : '—'} |`);
@@ -288,9 +306,16 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}. ` +
         `What attaching the workflow alone costs, with a workflow ÷ outbox only: ${overOutbox.toFixed(2)}.`,
     );
+    if (variants.includes('split')) {
+      const split = mean(loads.split.map((m) => m.rps));
+      console.log(
+        `Sent by a second instance, the writing instance's requests/s ÷ events off: ${(off > 0 ? split / off : NaN).toFixed(2)}; ` +
+          `÷ outbox only: ${(outbox > 0 ? split / outbox : NaN).toFixed(2)}.`,
+      );
+    }
 
     console.log(
-      `\nDelivery (webhook workflow server): creates answered, deliveries received (each counted once) by the end of the load and ` +
+      `\nDelivery (the servers with the webhook workflow): creates answered, deliveries received (each counted once) by the end of the load and ` +
         `after waiting for the queue to drain (giving up after ${DRAIN_SECONDS} s without progress); latency from commit (the event's ` +
         "`at`, stamped inside the write's transaction) and from the create being sent, to the arrival at the receiver, ms:\n",
     );
@@ -298,7 +323,12 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       '| run | created | delivered by end of load | delivered | duplicates | drain after the load | commit → receiver p50 / p99 | sent → receiver p50 / p99 |',
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-    const runs: Array<[string, Delivery]> = deliveries.map((d, i) => [`round ${i + 1}, as fast as it answers`, d]);
+    const roundOf = new Map<LoadedVariant, number>();
+    const runs: Array<[string, Delivery]> = deliveries.map(([v, d]) => {
+      const round = (roundOf.get(v) ?? 0) + 1;
+      roundOf.set(v, round);
+      return [`${v === 'split' ? 'second instance sends, ' : ''}round ${round}, as fast as it answers`, d];
+    });
     if (paced)
       runs.push([`paced, ${PACED_RATE} creates/s (${paced.load.rps.toFixed(0)} answered/s, p99 ${paced.load.p99} ms)`, paced.delivery]);
     // Paced, autocannon builds each request (and stamps its sent_at) before waiting for its turn.
