@@ -263,7 +263,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     }
     console.log(`\n### events: ${STORE_LABEL[store]}, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
     console.log(
-      `REST creates (POST /api/data/${OBJECT}) on three ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
+      `REST creates (POST /api/data/${OBJECT}) on ${variants.length === 3 ? 'three' : 'four'} ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
         `${variants.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}` +
         `${variants.includes('split') ? `; the second instance, a dispatcher taking no writes, on ${other === undefined ? 'any CPU' : `CPU ${other}`} too, on the same database` : ''}).\n`,
     );
