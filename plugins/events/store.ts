@@ -6,8 +6,8 @@
  *
  * Positions: the write's transaction raises the counter row of the datasource (one statement,
  * Datasource.increment), which locks the row until that transaction ends. A second write waits for
- * it, so positions are handed out in commit order, one after another, without gaps. The row is created at start, never inside a write (two
- * writes creating it at once would conflict).
+ * it, so positions are handed out in commit order, one after another, without gaps. The row is
+ * created at start, never inside a write (two writes creating it at once would conflict).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ObjectQLError, type DataRecord, type Datasource, type RecordChange, type Transaction } from '../../kernel';

@@ -223,15 +223,15 @@ export class PostgresDialect extends SqlDialect {
     return (err as { code?: unknown })?.code === '22001' ? {} : undefined;
   }
 
-  /**
-   * A kept statement (statements.ts) runs as a named prepared statement: the server parses and
-   * plans it once per connection, and each run sends only its values.
-   */
   /** One round trip either way: a simple query may hold both statements. */
   override begin(durable: boolean): string {
     return durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO OFF';
   }
 
+  /**
+   * A kept statement (statements.ts) runs as a named prepared statement: the server parses and
+   * plans it once per connection, and each run sends only its values.
+   */
   async execute(conn: unknown, text: string, values: readonly unknown[], kept = false): Promise<Executed> {
     const client = conn as PgConnection;
     const name = kept ? await this.statementName(client, text) : undefined;
