@@ -123,10 +123,11 @@ for (const label of ['postgres', 'mysql'] as DialectLabel[]) {
         5_000,
       );
       await a.kill();
+      // Read at once: b takes them over when their lease (2 s) expires.
+      const orphaned = (await rows(db)).filter((r) => r.status === 'claimed' && (r.claimed_by ?? '').includes(`:${pidA}:`));
       const records = [...first, ...(await writing)];
       const expected = await expectedIds(b, records);
       expect(expected.size).to.equal(53);
-      const orphaned = (await rows(db)).filter((r) => r.status === 'claimed' && (r.claimed_by ?? '').includes(`:${pidA}:`));
       // Every delivery of the burst answered 2xx, those a held included (taken over after 2 s).
       await until('53 deliveries answered', () => [...expected].every((id) => receiver.delivered('/hook').has(id)), 25_000);
       await until(
