@@ -287,7 +287,6 @@ export class SqlDatasource implements Datasource {
     if (!tx && !this.dialect.updateReturning) return this.transaction((t) => this.increment(object, id, field, by, t));
     const parts = new ShapeParts('increment', info.table);
     parts.names([field]);
-    parts.text(String(this.dialect.updateReturning));
     const key = parts.value(id, 'text');
     const amount = parts.value(by);
     const shape = (db: Db) =>

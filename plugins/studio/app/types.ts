@@ -3,14 +3,7 @@
 export type DataRecord = Record<string, unknown> & { id: string };
 
 /** The metadata API's descriptors, as the server builds them (self-contained: no server types come with them). */
-export type {
-  ActionDescriptor,
-  FieldDescriptor,
-  ObjectAccess,
-  ObjectDescriptor,
-  ObjectSummary,
-  ParamDescriptor,
-} from '../../../kernel/protocol/metadata-descriptors';
+export type * from '../../../kernel/protocol/metadata-descriptors';
 
 /** A page's meta, as the typed client (objectql/client) has it. */
 export type { PageMeta } from '../../../client/types';
