@@ -3,12 +3,13 @@
  * change feed read at `path` (default /api/events), workflows (`*.workflow.yml`) whose actions are
  * delivered at least once by a dispatcher, and retention of old events.
  *
- * - store.ts: inside each write's transaction (`recordChanging`), numbers the change, stores the
- *   event and enqueues the deliveries of the workflows it triggers;
+ * - store.ts: inside each write's transaction (`recordChanging`), numbers the change and stores
+ *   the event;
  * - feed.ts, feed-routes.ts: the change feed, as the kernel's `changeFeed` service and over HTTP;
  * - retention.ts: hourly pruning of events older than `retentionHours`;
- * - workflows/: reading and matching workflows; actions/: running them; delivery/: the deliveries
- *   table, the dispatcher and the schedules.
+ * - workflows/: reading and matching workflows; actions/: running them; delivery/: the fan-out
+ *   that makes deliveries from the feed after commit, the deliveries table, the dispatcher and the
+ *   schedules.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -17,6 +18,7 @@ import { createActionRunner } from './actions';
 import {
   createDeliveryQueue,
   deliveryTables,
+  FanOutLoop,
   mountDeliveryRoutes,
   startDispatcher,
   startScheduler,
@@ -27,10 +29,10 @@ import { EventFeed } from './feed';
 import { mountFeedRoutes } from './feed-routes';
 import { DEFAULT_FEED_LIMIT, parseOptions, type EventsOptions, type EventsSettings } from './options';
 import { Retention } from './retention';
-import { Outbox, type Recorded } from './store';
+import { Outbox } from './store';
 import { outboxTables } from './tables';
 import type { ActionRunner, Workflow } from './types';
-import { loadWorkflows, matchesTrigger } from './workflows';
+import { loadWorkflows, Triggers } from './workflows';
 
 export type { EventsOptions, EventsSettings } from './options';
 export type { FeedEvent, FeedPage, FeedRange, FeedJudge, FeedRequest } from './feed';
@@ -49,14 +51,12 @@ export default definePlugin((options: EventsOptions = {}) => {
   let scheduler: Scheduler | undefined;
   let retention: Retention | undefined;
   const queue = createDeliveryQueue();
-  const outbox = new Outbox({
-    datasources: () => outboxNames,
-    queue,
-    matchesTrigger,
-    preclaim: (datasource) => dispatcher?.preclaim(datasource),
-  });
-  /** What a change enqueued, from its write's transaction until it commits (a rolled-back change is never looked up again). */
-  const enqueued = new WeakMap<RecordChange, Recorded & { datasource: string }>();
+  const outbox = new Outbox({ datasources: () => outboxNames });
+  const triggers = new Triggers();
+  /** The fan-out of each outbox datasource, by name: only while the dispatcher runs. */
+  const fanOuts = new Map<string, FanOutLoop>();
+  /** The datasource of a recorded change a workflow may watch, until it commits (a rolled-back change is never looked up again). */
+  const watched = new WeakMap<RecordChange, string>();
   const outboxes = (): Datasource[] => outboxNames.map((name) => kernel.resolve('datasources').get(name));
 
   return {
@@ -70,16 +70,15 @@ export default definePlugin((options: EventsOptions = {}) => {
       // Initial data is loaded before plugins start: it is not recorded (the outbox opens at start).
       k.hooks.recordChanging.tapPromise('events', async (change, { datasource, tx }) => {
         if (!started) return;
-        const recorded = await outbox.record(change, datasource, tx);
-        if (recorded && recorded.deliveries > 0) enqueued.set(change, { datasource: datasource.name, ...recorded });
+        const event = await outbox.record(change, datasource, tx);
+        if (event && triggers.watches(event.object)) watched.set(change, datasource.name);
       });
-      // After commit: deliveries written claimed run here; others pending wake the dispatcher at once.
+      // After commit: the datasource's fan-out makes the deliveries of the change's event at once.
       k.hooks.recordChanged.tap('events', (change) => {
-        const recorded = enqueued.get(change);
-        if (!recorded) return;
-        enqueued.delete(change);
-        if (recorded.claimed.length > 0) dispatcher?.adopt(recorded.datasource, recorded.claimed);
-        if (recorded.claimed.length < recorded.deliveries) dispatcher?.wake();
+        const datasource = watched.get(change);
+        if (datasource === undefined) return;
+        watched.delete(change);
+        fanOuts.get(datasource)?.wake();
       });
       k.hooks.capabilities.tap('events', (list) => [...list, { plugin: 'events', protocol: 'events', routes: [`GET ${path}`] }]);
       k.hooks.routes.tap('events', (router) => {
@@ -96,7 +95,7 @@ export default definePlugin((options: EventsOptions = {}) => {
       }
       const loaded = loadWorkflows(kernel, settings);
       for (const w of loaded) workflows.set(w.name, w);
-      outbox.setWorkflows(loaded);
+      triggers.set(loaded);
       started = true;
       if (settings.dispatcher.enabled && outboxNames.length > 0) {
         runner = createActionRunner(kernel, settings);
@@ -108,6 +107,20 @@ export default definePlugin((options: EventsOptions = {}) => {
           settings: settings.dispatcher,
           instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
         });
+        for (const ds of outboxes()) {
+          const running = dispatcher;
+          const loop = new FanOutLoop(ds, {
+            kernel,
+            triggers,
+            queue,
+            pollMs: settings.dispatcher.pollMs,
+            preclaim: () => running.preclaim(ds.name),
+            adopt: (deliveries) => running.adopt(ds.name, deliveries),
+            wake: () => running.wake(),
+          });
+          fanOuts.set(ds.name, loop);
+          loop.start();
+        }
         // Schedule deliveries are kept in the default datasource (else the first outbox).
         const home = outboxNames.includes('default') ? 'default' : outboxNames[0];
         scheduler = startScheduler({
@@ -118,7 +131,7 @@ export default definePlugin((options: EventsOptions = {}) => {
           wake: () => dispatcher?.wake(),
         });
       }
-      retention = new Retention(outboxes, settings.retentionHours, kernel.logger);
+      retention = new Retention(outboxes, settings.retentionHours, kernel.logger, () => triggers.objects().length > 0);
       retention.start();
     },
     async stop() {
@@ -127,6 +140,8 @@ export default definePlugin((options: EventsOptions = {}) => {
       retention = undefined;
       await scheduler?.stop();
       scheduler = undefined;
+      await Promise.all([...fanOuts.values()].map((loop) => loop.stop()));
+      fanOuts.clear();
       await dispatcher?.stop();
       dispatcher = undefined;
       await runner?.close();

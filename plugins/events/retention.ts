@@ -2,11 +2,12 @@
  * Retention: events, and deliveries that are over (done or discarded), older than `retentionHours`
  * are deleted, hourly, in batches of a short transaction each (no long one holds the outbox).
  * Deliveries carry their own copy of the event they deliver, so pruning the feed never loses a
- * delivery.
+ * delivery. While some workflow watches records, events the fan-out has not read yet
+ * (delivery/fanout.ts) are kept, however old: their deliveries are still to be made.
  */
 import type { Datasource, Filter, Logger } from '../../kernel';
 import { DELIVERY_TABLE } from './delivery/table';
-import { EVENT_TABLE } from './tables';
+import { COUNTER_TABLE, EVENT_TABLE, FANOUT_CURSOR } from './tables';
 
 const BATCH = 200;
 const HOUR_MS = 3_600_000;
@@ -16,13 +17,18 @@ const HOUR_MS = 3_600_000;
  * event's time is stamped once its position is handed out, so times follow positions: the expired
  * events are the oldest positions, read along the position index until the first that is not
  * expired. (An instance whose clock runs ahead can hold back the ones after its events by that
- * much.) No index on the time: every write would pay for it.
+ * much.) No index on the time: every write would pay for it. With `keepUnread`, events after the
+ * fan-out's cursor stay.
  */
-export async function pruneEvents(ds: Datasource, before: Date, batch = BATCH): Promise<number> {
+export async function pruneEvents(ds: Datasource, before: Date, { batch = BATCH, keepUnread = true } = {}): Promise<number> {
   const cutoff = before.getTime();
+  const [cursor] = keepUnread
+    ? await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'eq', value: FANOUT_CURSOR }, fields: ['value'] })
+    : [];
+  const filter: Filter | undefined = cursor ? { field: 'position', op: 'le', value: Number(cursor.value) } : undefined;
   let deleted = 0;
   for (;;) {
-    const rows = await ds.find(EVENT_TABLE, { fields: ['id', 'at'], sort: [{ field: 'position', dir: 'asc' }], top: batch });
+    const rows = await ds.find(EVENT_TABLE, { filter, fields: ['id', 'at'], sort: [{ field: 'position', dir: 'asc' }], top: batch });
     const expired = rows.findIndex((row) => !(timeOf(row.at) < cutoff));
     const ids = (expired < 0 ? rows : rows.slice(0, expired)).map((row) => String(row.id));
     deleted += await deleteIds(ds, EVENT_TABLE, ids);
@@ -81,6 +87,8 @@ export class Retention {
     private readonly outboxes: () => Datasource[],
     private readonly retentionHours: number,
     private readonly logger: Logger,
+    /** Whether some workflow watches records: events the fan-out has not read then stay. */
+    private readonly watching: () => boolean,
     private readonly everyMs = HOUR_MS,
   ) {}
 
@@ -97,7 +105,7 @@ export class Retention {
       let total = 0;
       for (const ds of this.outboxes()) {
         try {
-          total += await pruneEvents(ds, before);
+          total += await pruneEvents(ds, before, { keepUnread: this.watching() });
           total += await pruneDeliveries(ds, before);
         } catch (err) {
           this.logger.warn({ err, datasource: ds.name }, 'events: pruning old events and deliveries failed');

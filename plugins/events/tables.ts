@@ -5,8 +5,9 @@
  *
  * - `objectql_event`: one row per committed change, numbered by `position` (1, 2, 3... per
  *   datasource, in commit order);
- * - `objectql_event_counter`: one row (`id` 'feed') holding the last position handed out. A write
- *   locks it until it commits, which is what makes positions follow commit order without gaps.
+ * - `objectql_event_counter`: row 'feed' holds the last position handed out. A write locks it
+ *   until it commits, which is what makes positions follow commit order without gaps. Row
+ *   'fanout' holds the last position whose deliveries were made (delivery/fanout.ts).
  */
 import { storageField as field, storageTable, type DataRecord, type DbRecord, type ObjectDefinition } from '../../kernel';
 import type { Operation, StoredEvent } from './types';
@@ -15,6 +16,8 @@ export const EVENT_TABLE = 'objectql_event';
 export const COUNTER_TABLE = 'objectql_event_counter';
 /** The counter row's id. */
 export const FEED_COUNTER = 'feed';
+/** The fan-out cursor's row id. */
+export const FANOUT_CURSOR = 'fanout';
 
 /** The event table of one datasource. */
 export function eventTable(datasource: string): ObjectDefinition {

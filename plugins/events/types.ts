@@ -1,8 +1,9 @@
 /**
  * The shapes the events plugin's parts share (docs/events.md): the change feed's events, the
  * workflows read from `*.workflow.yml`, and the deliveries that carry a workflow's actions to the
- * outside, at least once. The outbox (store.ts) records events and enqueues deliveries inside the
- * write's transaction; the dispatcher (delivery/) claims and runs them after commit.
+ * outside, at least once. The outbox (store.ts) records events inside the write's transaction; the
+ * fan-out makes their deliveries from the feed after commit, and the dispatcher (delivery/) claims
+ * and runs them.
  */
 import type { DataRecord, Datasource, Kernel, Transaction, User } from '../../kernel';
 
@@ -141,7 +142,6 @@ export interface Delivery {
 
 export type NewDelivery = Pick<Delivery, 'id' | 'workflow' | 'action' | 'orderingKey' | 'sequence' | 'payload'>;
 
-/** The deliveries table of one datasource (delivery/store.ts). */
 /** A claim written with a new delivery's row: it starts claimed by this instance until `until`. */
 export interface Preclaim {
   instanceId: string;
@@ -150,9 +150,9 @@ export interface Preclaim {
 
 export interface DeliveryQueue {
   /**
-   * Inside the write's transaction: the deliveries of one event. With `claim` they are written
-   * already claimed by this instance (delivery/claim.ts); returns the deliveries written claimed,
-   * to be run after commit.
+   * Inside the fan-out's transaction (delivery/fanout.ts): deliveries of committed events. With
+   * `claim` they are written already claimed by this instance (delivery/claim.ts); returns the
+   * deliveries written claimed, to be run after commit.
    */
   enqueue(ds: Datasource, tx: Transaction, deliveries: NewDelivery[], claim?: Preclaim): Promise<Delivery[]>;
   /** Outside a transaction (schedules): a delivery whose id exists already is not added again. */

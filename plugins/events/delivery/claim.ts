@@ -12,16 +12,17 @@
  *   (at least once, never lost); in normal operation the owner renews its leases while it works;
  * - settling (done, retry, dead, release) and renewing first check, under the row lock, that the row
  *   is still claimed by this instance: a claim lost to another instance is left alone;
- * - a delivery may also start claimed: the outbox writes it claimed by this instance, in its event's
- *   transaction, when this instance's dispatcher has room. No other instance can see the row before
- *   it commits, and it is then claimed like any other: the same leases, renewals and settlements.
- *   Once it committed, the dispatcher checks its key's order with a read of its own (`mayRunNow`):
- *   every earlier delivery has a lower position, so it committed first and that read sees it. One
- *   still to run takes the new delivery's place; it is given back, pending, to run after it. (A read
- *   inside the write's transaction could miss it: on MariaDB that transaction may read an older
- *   snapshot.) This saves the claim's transaction for nearly every delivery.
+ * - a delivery may also start claimed: the fan-out (fanout.ts) writes it claimed by this instance
+ *   when this instance's dispatcher has room. No other instance can see the row before it commits,
+ *   and it is then claimed like any other: the same leases, renewals and settlements. Once it
+ *   committed, the dispatcher checks its key's order with a read of its own (`mayRunNow`): every
+ *   earlier delivery has a lower position, so an earlier or the same fan-out made it, and that read
+ *   sees it. One still to run takes the new delivery's place; it is given back, pending, to run
+ *   after it. (A read inside the fan-out's transaction could miss one another instance's fan-out
+ *   just committed: on MariaDB that transaction may read an older snapshot.) This saves the claim's
+ *   transaction for nearly every delivery.
  *
- * Deliveries are rows, written in the transaction of their event: they survive any restart.
+ * Deliveries are rows, made from committed events (fanout.ts): they survive any restart.
  */
 import { ObjectQLError, type Datasource, type DbRecord, type Filter, type Transaction } from '../../../kernel';
 import type { Delivery } from '../types';
@@ -269,7 +270,7 @@ const TRANSACTION_ATTEMPTS = 4;
  * and run again: at least once still holds. On PostgreSQL this keeps the dispatcher's commits
  * from queueing for the disk beside the writes' own.
  */
-async function retryingTransaction<T>(ds: Datasource, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+export async function retryingTransaction<T>(ds: Datasource, fn: (tx: Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ds.transaction(fn, { durable: false });

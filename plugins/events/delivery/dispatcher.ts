@@ -6,10 +6,10 @@
  *   timer), on `wake()` (the plugin calls it after a local commit that enqueued deliveries
  *   pending), and when a chain of actions ends; never two at once for one datasource: a wake during
  *   a pass runs one more pass after it.
- * - Deliveries of a local write usually need no pass: while fewer than `batch` wait to start, the
- *   outbox writes them already claimed by this instance (`preclaim`), and the plugin hands them
- *   over once the write commits (`adopt`); those an earlier delivery of their key still holds back
- *   are given back, pending (claim.ts).
+ * - Deliveries this instance's fan-out makes usually need no pass: while fewer than `batch` wait to
+ *   start, it writes them already claimed by this instance (`preclaim`, as many as there is room
+ *   for), and hands them over once committed (`adopt`); those an earlier delivery of their key
+ *   still holds back are given back, pending (claim.ts).
  * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
  *   once (per instance, over all datasources); a chain runs its deliveries one after another in
  *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
@@ -57,11 +57,11 @@ export interface Dispatcher {
   /** Runs a pass now (after the current one, if one runs). */
   wake(): void;
   /**
-   * A claim for the deliveries a write is enqueueing in this datasource, when this instance has
-   * room for them (fewer than `batch` waiting to start); else undefined, and they wait pending.
+   * A claim for up to `room` new deliveries of this datasource, when this instance has room for
+   * them (fewer than `batch` waiting to start); else undefined, and they wait pending.
    */
-  preclaim(datasource: string): Preclaim | undefined;
-  /** Once their write committed: runs deliveries written claimed with `preclaim`'s claim. */
+  preclaim(datasource: string): (Preclaim & { room: number }) | undefined;
+  /** Once committed: runs deliveries written claimed with `preclaim`'s claim. */
   adopt(datasource: string, deliveries: Delivery[]): void;
   /** Stops claiming, waits (bounded) for running actions, then resolves. Harmless twice. */
   stop(): Promise<void>;
@@ -172,9 +172,10 @@ class DatasourceLoop {
     });
   }
 
-  preclaim(): Preclaim | undefined {
-    if (this.stopped || this.queuedCount() + this.adopting.length >= this.options.settings.batch) return undefined;
-    return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString() };
+  preclaim(): (Preclaim & { room: number }) | undefined {
+    const room = this.options.settings.batch - this.queuedCount() - this.adopting.length;
+    if (this.stopped || room <= 0) return undefined;
+    return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString(), room };
   }
 
   adopt(deliveries: Delivery[]): void {

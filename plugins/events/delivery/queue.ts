@@ -1,8 +1,8 @@
 /**
- * Adds deliveries to a datasource's deliveries table. The outbox enqueues inside the write's
- * transaction, so a delivery exists exactly when its event committed (already claimed, when this
- * instance's dispatcher takes it after commit); the scheduler enqueues outside one, keyed by
- * workflow and minute, so that every instance may try and one row results.
+ * Adds deliveries to a datasource's deliveries table. The fan-out enqueues inside its transaction,
+ * which also moves its cursor past their events (already claimed, when this instance's dispatcher
+ * takes them once committed); the scheduler enqueues outside one, keyed by workflow and minute, so
+ * that every instance may try and one row results.
  */
 import { ObjectQLError } from '../../../kernel';
 import type { DeliveryQueue } from '../types';

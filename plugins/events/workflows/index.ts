@@ -1,6 +1,10 @@
-/** Workflows: `*.workflow.yml` read and checked (loadWorkflows), and whether a record trigger fires (matchesTrigger). */
+/**
+ * Workflows: `*.workflow.yml` read and checked (loadWorkflows), whether a record trigger fires
+ * (matchesTrigger), and the deliveries an event makes (Triggers).
+ */
 export { loadWorkflows, type LoadWorkflowsOptions } from './load';
 export { matchesTrigger } from './match';
+export { Triggers } from './triggers';
 export {
   DEFAULT_WORKFLOW_SETTINGS,
   checkCron,

@@ -128,15 +128,15 @@ describe('events: change feed', function () {
     const cutoff = new Date(Date.parse(events[2].at));
     const expired = events.filter((e) => Date.parse(e.at) < cutoff.getTime()).map((e) => e.position);
     expect(expired).to.deep.equal([1, 2]);
-    expect(await pruneEvents(ds, cutoff, 1)).to.equal(2);
+    expect(await pruneEvents(ds, cutoff, { batch: 1, keepUnread: false })).to.equal(2);
     expect((await readFeed(ds, { after: 0, limit: 10 })).events.map((e) => e.position)).to.deep.equal([3, 4, 5]);
   });
 
   it('prunes events older than the retention', async () => {
-    expect(await pruneEvents(ds, new Date(Date.now() - 3_600_000))).to.equal(0);
+    expect(await pruneEvents(ds, new Date(Date.now() - 3_600_000), { keepUnread: false })).to.equal(0);
     const left = (await readFeed(ds, { after: 0, limit: 10 })).events.length;
     expect(left).to.be.at.least(3);
-    expect(await pruneEvents(ds, new Date(Date.now() + 1000), 2)).to.equal(left);
+    expect(await pruneEvents(ds, new Date(Date.now() + 1000), { batch: 2, keepUnread: false })).to.equal(left);
     expect((await readFeed(ds, { after: 0, limit: 10 })).events).to.deep.equal([]);
     // Positions go on after a prune.
     const res = await s.request('POST', `${s.kernel.http.routes.data}/note`, { title: 'later', owner: 'max' }, identityHeader(MANAGER));

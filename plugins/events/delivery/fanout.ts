@@ -1,0 +1,166 @@
+/**
+ * The fan-out: makes the deliveries of committed events, from the feed, after their writes.
+ *
+ * A write records its event and nothing more (store.ts). A fan-out pass then, in one transaction
+ * per datasource, locks the cursor row (`objectql_event_counter` 'fanout': the last position whose
+ * deliveries were made), reads the events after it that a workflow may watch, writes one delivery
+ * per action of every workflow each event fires (workflows/triggers.ts), and moves the cursor on.
+ * Many events share one transaction and one commit, which a write paying for its own deliveries
+ * cannot do, and the section every write of a datasource waits in (the feed counter's lock) holds
+ * no delivery.
+ *
+ * - Nothing is skipped: positions are handed out under the feed counter's lock, held until commit,
+ *   so when the counter reads N every event up to N has committed. The pass reads the counter
+ *   first, then the events up to it.
+ * - Nothing is made twice: the cursor's row lock makes passes of several instances take turns, and
+ *   deliveries and cursor commit together. A pass the store undoes (a crash) leaves the cursor
+ *   where it was: the next pass makes the same deliveries, with the same ids. So its commit need not
+ *   wait for the disk; the events it reads did.
+ * - The order per record holds: a delivery's sequence comes from its event's position, as before.
+ * - Which workflows an event fires is decided when the pass reads it, with the workflows loaded
+ *   then: usually a few milliseconds after the write, or after a restart for events committed
+ *   just before a crash.
+ *
+ * Passes run after a local commit of a watched object's change (`wake`), every `pollMs` (other
+ * instances' writes, and this instance's if a pass failed), and once at start; never two at once
+ * for one datasource. Deliveries are written claimed by this instance while its dispatcher has
+ * room (`preclaim`) and handed to it once committed (`adopt`); the others wait, pending.
+ */
+import type { Datasource, Kernel } from '../../../kernel';
+import { COUNTER_TABLE, EVENT_TABLE, FANOUT_CURSOR, FEED_COUNTER, fromRow } from '../tables';
+import type { Delivery, DeliveryQueue, Preclaim } from '../types';
+import type { Triggers } from '../workflows/triggers';
+import { retryingTransaction } from './claim';
+import { errorText } from './table';
+
+/** Events read by one pass at most. */
+export const FANOUT_BATCH = 500;
+
+export interface FanOutResult {
+  /** Deliveries written claimed by this instance, to adopt. */
+  claimed: Delivery[];
+  /** Deliveries written pending. */
+  pending: number;
+  /** The pass stopped at its batch: more events wait. */
+  more: boolean;
+}
+
+export interface FanOutOptions {
+  triggers: Triggers;
+  queue: DeliveryQueue;
+  /** A claim for up to `room` new deliveries, when this instance's dispatcher has room. */
+  preclaim?: () => (Preclaim & { room: number }) | undefined;
+  batch?: number;
+}
+
+const idIs = (id: string) => ({ field: 'id', op: 'eq' as const, value: id });
+
+/** One pass over one datasource's feed (see above). */
+export function fanOut(ds: Datasource, options: FanOutOptions): Promise<FanOutResult> {
+  const batch = options.batch ?? FANOUT_BATCH;
+  return retryingTransaction(ds, async (tx) => {
+    const [cursor] = await ds.lockRows!(COUNTER_TABLE, { filter: idIs(FANOUT_CURSOR), fields: ['value'] }, tx);
+    if (!cursor) throw new Error(`events: the fan-out cursor of datasource '${ds.name}' is missing (it is created at start)`);
+    const from = Number(cursor.value);
+    const [feed] = await ds.find(COUNTER_TABLE, { filter: idIs(FEED_COUNTER), fields: ['value'] }, tx);
+    const end = Number(feed?.value ?? from);
+    if (end <= from) return { claimed: [], pending: 0, more: false };
+    const objects = options.triggers.objects();
+    const rows =
+      objects.length === 0
+        ? []
+        : await ds.find(
+            EVENT_TABLE,
+            {
+              filter: {
+                and: [
+                  { field: 'position', op: 'gt', value: from },
+                  { field: 'position', op: 'le', value: end },
+                  { field: 'object', op: 'in', value: objects },
+                ],
+              },
+              sort: [{ field: 'position', dir: 'asc' }],
+              top: batch,
+            },
+            tx,
+          );
+    const more = rows.length >= batch;
+    const upto = more ? Number(rows[rows.length - 1].position) : end;
+    const deliveries = rows.flatMap((row) => options.triggers.deliveriesOf(fromRow(ds.name, row)));
+    const claim = deliveries.length > 0 ? options.preclaim?.() : undefined;
+    const room = claim ? Math.min(claim.room, deliveries.length) : 0;
+    const claimed = room > 0 ? await options.queue.enqueue(ds, tx, deliveries.slice(0, room), claim) : [];
+    if (room < deliveries.length) await options.queue.enqueue(ds, tx, deliveries.slice(room));
+    await ds.update(COUNTER_TABLE, FANOUT_CURSOR, { value: upto }, tx);
+    return { claimed, pending: deliveries.length - room, more };
+  });
+}
+
+export interface FanOutLoopOptions extends FanOutOptions {
+  kernel: Kernel;
+  pollMs: number;
+  /** Runs deliveries written claimed, once committed (Dispatcher.adopt). */
+  adopt(deliveries: Delivery[]): void;
+  /** Pending deliveries were written (Dispatcher.wake). */
+  wake(): void;
+}
+
+/** Fan-out passes over one datasource, one at a time (see above). */
+export class FanOutLoop {
+  private stopped = false;
+  private passing: Promise<void> | undefined;
+  private again = false;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly log: Kernel['logger'];
+
+  constructor(
+    private readonly ds: Datasource,
+    private readonly options: FanOutLoopOptions,
+  ) {
+    this.log = options.kernel.logger.child({ plugin: 'events', datasource: ds.name });
+  }
+
+  start(): void {
+    this.poll = setInterval(() => this.wake(), this.options.pollMs);
+    this.poll.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    this.passing = this.pass().finally(() => {
+      this.passing = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pass(): Promise<void> {
+    // The commits of one turn of the event loop share a pass.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let more = true; more && !this.stopped;) {
+      let result: FanOutResult;
+      try {
+        result = await fanOut(this.ds, this.options);
+      } catch (err) {
+        this.log.warn({ err: errorText(err) }, 'events: making deliveries from the feed failed; trying again at the next poll');
+        return;
+      }
+      if (result.claimed.length > 0) this.options.adopt(result.claimed);
+      if (result.pending > 0) this.options.wake();
+      more = result.more;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.poll);
+    await this.passing;
+  }
+}
