@@ -217,6 +217,9 @@ export async function settle(ds: Datasource, id: string, instanceId: string, dat
 /**
  * The outcomes of several deliveries in one transaction (one commit, where each would cost one;
  * one statement per distinct outcome): writes those this instance still holds and returns their ids.
+ * Nearly always every one is still held, so each statement first changes only rows still claimed by
+ * this instance; when some were not, that transaction is undone and the outcomes written again
+ * after locking the rows to learn which are still held.
  */
 export async function settleMany(
   ds: Datasource,
@@ -224,6 +227,29 @@ export async function settleMany(
   outcomes: Array<{ id: string; data: DbRecord }>,
 ): Promise<Set<string>> {
   if (outcomes.length === 0) return new Set();
+  const at = new Date().toISOString();
+  const groups = (owned?: Set<string>) => {
+    const alike = new Map<string, { data: DbRecord; ids: string[] }>();
+    for (const { id, data } of outcomes) {
+      if (owned && !owned.has(id)) continue;
+      const key = JSON.stringify(data);
+      const group = alike.get(key) ?? { data: { claimed_by: null, claimed_until: null, updated_at: at, ...data }, ids: [] };
+      group.ids.push(id);
+      alike.set(key, group);
+    }
+    return [...alike.values()];
+  };
+  const lost = new Error('a claim was lost');
+  try {
+    return await retryingTransaction(ds, async (tx) => {
+      let changed = 0;
+      for (const { data, ids } of groups()) changed += await ds.updateWhere!(DELIVERY_TABLE, ownedFilter(ids, instanceId), data, tx);
+      if (changed !== outcomes.length) throw lost;
+      return new Set(outcomes.map((o) => o.id));
+    });
+  } catch (err) {
+    if (err !== lost) throw err;
+  }
   return retryingTransaction(ds, async (tx) => {
     const owned = await lockOwned(
       ds,
@@ -231,18 +257,7 @@ export async function settleMany(
       instanceId,
       tx,
     );
-    const at = new Date().toISOString();
-    const alike = new Map<string, { data: DbRecord; ids: string[] }>();
-    for (const { id, data } of outcomes) {
-      if (!owned.has(id)) continue;
-      const key = JSON.stringify(data);
-      const group = alike.get(key) ?? { data, ids: [] };
-      group.ids.push(id);
-      alike.set(key, group);
-    }
-    for (const { data, ids } of alike.values()) {
-      await updateIds(ds, ids, { claimed_by: null, claimed_until: null, updated_at: at, ...data }, tx);
-    }
+    for (const { data, ids } of groups(owned)) await updateIds(ds, ids, data, tx);
     return owned;
   });
 }

@@ -30,6 +30,7 @@ import { mayRetry, retryDelayMs } from './backoff';
 import { claimDue, mayRunNow, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
 import { errorText } from './table';
+import { BatchWindow } from './window';
 
 export interface DispatcherSettings {
   pollMs: number;
@@ -130,9 +131,12 @@ class DatasourceLoop {
   /** Every claim this loop holds (queued or running), by id; the value aborts its action. */
   private readonly held = new Map<string, AbortController>();
   private readonly running = new Set<Promise<void>>();
+  /** Outcomes of chains already ended, being written. */
+  private readonly settling = new Set<Promise<Outcome>>();
   /** Outcomes waiting to be written, and the write under way. */
   private readonly outcomes: Array<{ id: string; data: Record<string, unknown>; resolve: (owned: boolean) => void }> = [];
   private writing: Promise<void> | undefined;
+  private readonly window = new BatchWindow();
   private readonly leaseMs: number;
   private readonly log: Kernel['logger'];
 
@@ -271,7 +275,7 @@ class DatasourceLoop {
 
   private async runChain(chain: Delivery[]): Promise<void> {
     for (let i = 0; i < chain.length; i++) {
-      const outcome = this.stopped ? 'lost' : await this.runOne(chain[i]);
+      const outcome = this.stopped ? 'lost' : await this.runOne(chain[i], i === chain.length - 1);
       if (outcome === 'retry' || outcome === 'lost') {
         // The rest waits behind this one (its retry, or its new owner): given back untouched.
         const rest = chain.slice(outcome === 'lost' && this.stopped ? i : i + 1).map((d) => d.id);
@@ -281,55 +285,63 @@ class DatasourceLoop {
     }
   }
 
-  private async runOne(delivery: Delivery): Promise<Outcome> {
+  /**
+   * Runs one delivery's action and writes its outcome. The last of its chain frees its slot without
+   * waiting for the outcome's write (still tracked, and held against renewals until written): what
+   * follows it needs no answer, and the writes of several gather in one transaction.
+   */
+  private async runOne(delivery: Delivery, last: boolean): Promise<Outcome> {
     const controller = this.held.get(delivery.id);
     if (!controller || controller.signal.aborted) {
       this.held.delete(delivery.id);
       return 'lost';
     }
-    try {
-      const workflow = this.options.workflows.get(delivery.workflow);
-      const action = workflow?.actions[delivery.action];
-      const gone = !workflow
-        ? `workflow '${delivery.workflow}' no longer exists`
-        : !workflow.enabled
-          ? `workflow '${delivery.workflow}' is disabled`
-          : !action
-            ? `workflow '${delivery.workflow}' has no action ${delivery.action}`
-            : undefined;
-      if (gone || !workflow || !action) {
-        return (await this.write(delivery, { status: 'dead', last_error: gone })) ? 'dead' : 'lost';
-      }
-      const attempts = delivery.attempts + 1;
-      try {
-        await this.options.runner.run(action, {
-          kernel: this.options.kernel,
-          workflow,
-          delivery,
-          event: delivery.payload.event,
-          signal: controller.signal,
-        });
-      } catch (err) {
-        if (controller.signal.aborted) return 'lost';
-        const lastError = errorText(err);
-        if (!permanent(err) && mayRetry(workflow.retry, attempts)) {
-          const nextAt = new Date(Date.now() + retryDelayMs(workflow.retry, attempts, this.options.random)).toISOString();
-          const ok = await this.write(delivery, { status: 'pending', attempts, next_at: nextAt, last_error: lastError });
-          this.log.info({ delivery: delivery.id, attempts, nextAt, error: lastError }, 'events: action failed; will retry');
-          return ok ? 'retry' : 'lost';
-        }
-        this.log.warn({ delivery: delivery.id, attempts, error: lastError }, 'events: action failed for the last time; delivery is dead');
-        return (await this.write(delivery, { status: 'dead', attempts, last_error: lastError })) ? 'dead' : 'lost';
-      }
-      return (await this.write(delivery, { status: 'done', attempts, last_error: null })) ? 'done' : 'lost';
-    } finally {
+    const [outcome, data] = await this.attempt(delivery, controller.signal);
+    if (outcome === 'lost') {
       this.held.delete(delivery.id);
+      return 'lost';
     }
+    const written = this.write(delivery, data)
+      .then((ok): Outcome => (ok ? outcome : 'lost'))
+      .finally(() => this.held.delete(delivery.id));
+    if (!last) return written;
+    this.settling.add(written);
+    void written.finally(() => this.settling.delete(written));
+    return outcome;
+  }
+
+  /** Runs the action; returns its outcome and what to write for it ('lost': nothing, the claim is gone). */
+  private async attempt(delivery: Delivery, signal: AbortSignal): Promise<[Outcome, Record<string, unknown>]> {
+    const workflow = this.options.workflows.get(delivery.workflow);
+    const action = workflow?.actions[delivery.action];
+    const gone = !workflow
+      ? `workflow '${delivery.workflow}' no longer exists`
+      : !workflow.enabled
+        ? `workflow '${delivery.workflow}' is disabled`
+        : !action
+          ? `workflow '${delivery.workflow}' has no action ${delivery.action}`
+          : undefined;
+    if (gone || !workflow || !action) return ['dead', { status: 'dead', last_error: gone }];
+    const attempts = delivery.attempts + 1;
+    try {
+      await this.options.runner.run(action, { kernel: this.options.kernel, workflow, delivery, event: delivery.payload.event, signal });
+    } catch (err) {
+      if (signal.aborted) return ['lost', {}];
+      const lastError = errorText(err);
+      if (!permanent(err) && mayRetry(workflow.retry, attempts)) {
+        const nextAt = new Date(Date.now() + retryDelayMs(workflow.retry, attempts, this.options.random)).toISOString();
+        this.log.info({ delivery: delivery.id, attempts, nextAt, error: lastError }, 'events: action failed; will retry');
+        return ['retry', { status: 'pending', attempts, next_at: nextAt, last_error: lastError }];
+      }
+      this.log.warn({ delivery: delivery.id, attempts, error: lastError }, 'events: action failed for the last time; delivery is dead');
+      return ['dead', { status: 'dead', attempts, last_error: lastError }];
+    }
+    return ['done', { status: 'done', attempts, last_error: null }];
   }
 
   /**
    * Writes an outcome; a database error is logged, and the claim left to expire (the delivery runs
-   * again). Outcomes settled in the same turn of the event loop share one transaction.
+   * again). Outcomes settled in the same batch window (window.ts) share one transaction.
    */
   private write(delivery: Delivery, data: Record<string, unknown>): Promise<boolean> {
     return new Promise((resolve) => {
@@ -339,7 +351,7 @@ class DatasourceLoop {
   }
 
   private async writeOutcomes(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
+    await this.window.turn();
     while (this.outcomes.length > 0) {
       const batch = this.outcomes.splice(0, OUTCOMES_PER_TRANSACTION);
       let owned = new Set<string>();
@@ -414,6 +426,7 @@ class DatasourceLoop {
       );
       for (const controller of this.held.values()) controller.abort(new Error('dispatcher stopped'));
     }
+    await Promise.allSettled([...this.settling]);
     clearInterval(this.renewal);
   }
 }

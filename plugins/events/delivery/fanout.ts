@@ -23,7 +23,7 @@
  *
  * Passes run after a local commit of a watched object's change (`wake`), every `pollMs` (other
  * instances' writes, and this instance's if a pass failed), and once at start; never two at once
- * for one datasource. Deliveries are written claimed by this instance while its dispatcher has
+ * for one datasource, and at most one per batch window (window.ts). Deliveries are written claimed by this instance while its dispatcher has
  * room (`preclaim`) and handed to it once committed (`adopt`); the others wait, pending.
  */
 import type { Datasource, Kernel } from '../../../kernel';
@@ -32,6 +32,7 @@ import type { Delivery, DeliveryQueue, Preclaim } from '../types';
 import type { Triggers } from '../workflows/triggers';
 import { retryingTransaction } from './claim';
 import { errorText } from './table';
+import { BatchWindow } from './window';
 
 /** Events read by one pass at most. */
 export const FANOUT_BATCH = 500;
@@ -91,7 +92,7 @@ export function fanOut(ds: Datasource, options: FanOutOptions): Promise<FanOutRe
     const room = claim ? Math.min(claim.room, deliveries.length) : 0;
     const claimed = room > 0 ? await options.queue.enqueue(ds, tx, deliveries.slice(0, room), claim) : [];
     if (room < deliveries.length) await options.queue.enqueue(ds, tx, deliveries.slice(room));
-    await ds.update(COUNTER_TABLE, FANOUT_CURSOR, { value: upto }, tx);
+    await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: upto }, tx);
     return { claimed, pending: deliveries.length - room, more };
   });
 }
@@ -111,6 +112,7 @@ export class FanOutLoop {
   private passing: Promise<void> | undefined;
   private again = false;
   private poll: NodeJS.Timeout | undefined;
+  private readonly window = new BatchWindow();
   private readonly log: Kernel['logger'];
 
   constructor(
@@ -142,8 +144,8 @@ export class FanOutLoop {
   }
 
   private async pass(): Promise<void> {
-    // The commits of one turn of the event loop share a pass.
-    await new Promise((resolve) => setImmediate(resolve));
+    // The commits of one batch window share a pass.
+    await this.window.turn();
     for (let more = true; more && !this.stopped;) {
       let result: FanOutResult;
       try {

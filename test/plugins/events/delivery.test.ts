@@ -15,6 +15,7 @@ import {
 } from '../../../plugins/events/delivery';
 import type { ActionRunner, NewDelivery, Workflow } from '../../../plugins/events/types';
 import { pruneDeliveries } from '../../../plugins/events';
+import { settleMany } from '../../../plugins/events/delivery/claim';
 import { all, delivery, enqueue, fakeRunner, kernel, until, workflow, type Call } from './delivery-helpers';
 import { describeDialects, type Namespace } from '../../drivers/sql/helpers';
 
@@ -183,6 +184,31 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       });
       expect(rows.map((d) => d.lastError)).to.deep.equal(["workflow 'gone' no longer exists", "workflow 'off' is disabled"]);
       expect(calls).to.have.length(0);
+    });
+
+    it('writes outcomes only for the claims still held: a claim taken over meanwhile is left to its new owner', async () => {
+      const ds = await open();
+      const until = new Date(Date.now() + 60_000).toISOString();
+      await ds.transaction((tx) =>
+        createDeliveryQueue().enqueue(ds, tx, [delivery('w', 'k1', 1), delivery('w', 'k2', 2), delivery('w', 'k3', 3)], {
+          instanceId: 'a',
+          until,
+        }),
+      );
+      const done = { status: 'done', attempts: 1, last_error: null };
+      expect([...(await settleMany(ds, 'a', [{ id: 'default:1:w:0', data: done }]))]).to.deep.equal(['default:1:w:0']);
+      await ds.update(DELIVERY_TABLE, 'default:2:w:0', { claimed_by: 'b' });
+      const retry = { status: 'pending', attempts: 1, next_at: until, last_error: 'boom' };
+      const written = await settleMany(ds, 'a', [
+        { id: 'default:2:w:0', data: done },
+        { id: 'default:3:w:0', data: retry },
+      ]);
+      expect([...written]).to.deep.equal(['default:3:w:0']);
+      expect((await all(ds)).map((d) => [d.status, d.claimedBy ?? null, d.lastError ?? null])).to.deep.equal([
+        ['done', null, null],
+        ['claimed', 'b', null],
+        ['pending', null, 'boom'],
+      ]);
     });
 
     it("takes over a claim whose lease expired (a killed instance's), not a live one", async () => {
