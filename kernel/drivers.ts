@@ -71,6 +71,13 @@ export interface Datasource {
    */
   updateWhere?(object: string, filter: Filter, data: DbRecord, tx?: Transaction): Promise<number>;
   /**
+   * Optional, for bookkeeping tables written in bulk (the events plugin's deliveries): creates the
+   * records, which all set the same fields, with as few statements as the store allows (multi-row
+   * INSERT), all or none. A record without an id gets one. Writes the store directly: no hooks, no
+   * validation, no change events.
+   */
+  createMany?(object: string, records: DbRecord[], tx?: Transaction): Promise<void>;
+  /**
    * Optional, for counters shared by writers (the events plugin's feed counter): adds `by` to a
    * number field of one record and returns the new value, or undefined when no record has that id.
    * Inside `tx` the record stays locked until `tx` ends, as with `lockRows`. One statement where the

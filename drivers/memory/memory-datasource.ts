@@ -97,6 +97,19 @@ export class MemoryDatasource implements Datasource {
     });
   }
 
+  async createMany(object: string, records: DbRecord[], tx?: Transaction): Promise<void> {
+    const fields = (r: DbRecord) =>
+      Object.keys(r)
+        .filter((k) => k !== 'id')
+        .sort()
+        .join();
+    if (records.some((r) => fields(r) !== fields(records[0]))) {
+      throw new ObjectQLError('INVALID_REQUEST', `createMany on object '${object}': every record must set the same fields`, { object });
+    }
+    if (!tx) return this.transaction((t) => this.createMany(object, records, t));
+    for (const record of records) await this.create(object, record, tx);
+  }
+
   increment(object: string, id: string, field: string, by: number, tx?: Transaction): Promise<number | undefined> {
     return settled(() => {
       const t = this.useTx(tx);

@@ -165,9 +165,10 @@ function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
         `Plugin 'events': datasources names '${name}', which is not a configured datasource (${open.names().join(', ')})`,
       );
     const ds = open.get(name);
-    if (typeof ds.lockRows !== 'function' || typeof ds.updateWhere !== 'function' || typeof ds.increment !== 'function')
+    const lacks = (['lockRows', 'updateWhere', 'increment', 'createMany'] as const).filter((m) => typeof ds[m] !== 'function');
+    if (lacks.length > 0)
       throw new PluginError(
-        `Plugin 'events': datasource '${name}' cannot lock rows (its driver lacks lockRows, updateWhere or increment), so it cannot keep an outbox; leave it out of the plugin's 'datasources' option`,
+        `Plugin 'events': datasource '${name}' cannot keep an outbox (its driver lacks ${lacks.join(', ')}); leave it out of the plugin's 'datasources' option`,
       );
   }
   return [...new Set(names)].sort();

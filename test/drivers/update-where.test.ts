@@ -1,7 +1,8 @@
 /**
- * updateWhere and increment (kernel/drivers.ts), the bookkeeping primitives: the same values on
- * every record a filter matches, in one statement, returning how many changed; a number field of
- * one record raised, returning its new value. Inside a transaction each commits or rolls back with it.
+ * updateWhere, increment and createMany (kernel/drivers.ts), the bookkeeping primitives: the same
+ * values on every record a filter matches, in one statement, returning how many changed; a number
+ * field of one record raised, returning its new value; many records created in a few statements.
+ * Inside a transaction each commits or rolls back with it.
  */
 import { expect } from 'chai';
 import { MemoryDatasource } from '../../drivers/memory';
@@ -73,11 +74,33 @@ function updateWhereSuite(make: () => Promise<Datasource>) {
     expect(failed).to.equal('roll back');
     expect(await states()).to.deep.equal({ j1: ['pending', 0], j2: ['pending', 0], j3: ['done', 0] });
   });
+
+  it('createMany creates many records in a few statements, all or none', async () => {
+    const many = Array.from({ length: 77 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, state: 'new', tries: i }));
+    await ds.createMany!(JOB, many);
+    const rows = await ds.find(JOB, { filter: { field: 'state', op: 'eq', value: 'new' }, sort: [{ field: 'id', dir: 'asc' }] });
+    expect(rows.map((r) => [r.id, r.tries])).to.deep.equal(many.map((r) => [r.id, r.tries]));
+    await ds.createMany!(JOB, []);
+    // One id taken already (j1): none of the batch is written, in or out of a transaction.
+    const clash = [
+      { id: 'x1', state: 'clash', tries: 0 },
+      { id: 'j1', state: 'clash', tries: 0 },
+    ];
+    expect(await ds.createMany!(JOB, clash).catch((err: { code?: string }) => err.code)).to.equal('CONFLICT');
+    const inTx = await ds.transaction((tx) => ds.createMany!(JOB, clash, tx)).catch((err: { code?: string }) => err.code);
+    expect(inTx).to.equal('CONFLICT');
+    expect(await ds.count(JOB, { field: 'state', op: 'eq', value: 'clash' })).to.equal(0);
+    const uneven = await ds.createMany!(JOB, [
+      { id: 'u1', state: 'x' },
+      { id: 'u2', state: 'x', tries: 1 },
+    ]).catch((err: { code?: string }) => err.code);
+    expect(uneven).to.equal('INVALID_REQUEST');
+  });
 }
 
 const job = objectDef(JOB, [field('state', 'text'), field('tries', 'number')]);
 
-describeDialects('sql driver: updateWhere and increment', (ns) => {
+describeDialects('sql driver: updateWhere, increment and createMany', (ns) => {
   let opened: Datasource | undefined;
   afterEach(async () => {
     await opened?.disconnect();
@@ -92,7 +115,7 @@ describeDialects('sql driver: updateWhere and increment', (ns) => {
   });
 });
 
-describe('memory driver: updateWhere and increment', () => {
+describe('memory driver: updateWhere, increment and createMany', () => {
   updateWhereSuite(async () => {
     const ds = new MemoryDatasource('default');
     await ds.connect();

@@ -13,7 +13,7 @@ export function createDeliveryQueue(now: () => Date = () => new Date()): Deliver
     async enqueue(ds, tx, deliveries, claim) {
       const at = now();
       const rows = deliveries.map((delivery) => newDeliveryRow(delivery, at, claim));
-      for (const row of rows) await ds.create(DELIVERY_TABLE, row, tx);
+      await ds.createMany!(DELIVERY_TABLE, rows, tx);
       return claim ? rows.map(fromDeliveryRow) : [];
     },
     async enqueueOnce(ds, delivery) {
