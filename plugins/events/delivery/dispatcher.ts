@@ -2,10 +2,11 @@
  * The dispatcher: one loop per datasource that claims due deliveries (claim.ts) and runs their
  * actions after commit.
  *
- * - A pass claims up to `batch` deliveries in one transaction. Passes run every `pollMs` (unref'd
- *   timer), on `wake()` (the plugin calls it after a local commit that enqueued deliveries
- *   pending), and when a chain of actions ends; never two at once for one datasource: a wake during
- *   a pass runs one more pass after it.
+ * - A pass claims, in one transaction, as many due deliveries as fit beside those waiting to start
+ *   (`batch` in all), once no more than half the batch waits. Passes run every `pollMs` (unref'd
+ *   timer), on `wake()` (the fan-out calls it after writing deliveries pending), and when a chain
+ *   of actions ends with some left; never two at once for one datasource: a wake during a pass runs
+ *   one more pass after it.
  * - Deliveries this instance's fan-out makes usually need no pass: while fewer than `batch` wait to
  *   start, it writes them already claimed by this instance (`preclaim`, as many as there is room
  *   for), and hands them over once committed (`adopt`); those an earlier delivery of their key
@@ -59,7 +60,8 @@ export interface Dispatcher {
   wake(): void;
   /**
    * A claim for up to `room` new deliveries of this datasource, when this instance has room for
-   * them (fewer than `batch` waiting to start); else undefined, and they wait pending.
+   * them (fewer than `batch` waiting to start) and no older ones may be waiting unclaimed; else
+   * undefined, and they wait pending.
    */
   preclaim(datasource: string): (Preclaim & { room: number }) | undefined;
   /** Once committed: runs deliveries written claimed with `preclaim`'s claim. */
@@ -121,6 +123,8 @@ class DatasourceLoop {
    * of this instance's writes claimed as they commit, the next wake or poll does.
    */
   private backlog = true;
+  /** The last pass found more due deliveries than it could take (or was skipped, the queue being full enough). */
+  private overloaded = false;
   private poll: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
   /** Deliveries adopted and not yet checked against their keys' order, and the check under way. */
@@ -178,7 +182,8 @@ class DatasourceLoop {
 
   preclaim(): (Preclaim & { room: number }) | undefined {
     const room = this.options.settings.batch - this.queuedCount() - this.adopting.length;
-    if (this.stopped || room <= 0) return undefined;
+    // Older deliveries waiting unclaimed go first: new ones queue behind them, pending.
+    if (this.stopped || this.overloaded || room <= 0) return undefined;
     return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString(), room };
   }
 
@@ -229,18 +234,23 @@ class DatasourceLoop {
   }
 
   private async pass(): Promise<void> {
-    // Claims no more than can start soon: what waits in the queue holds a lease for nothing.
-    if (this.queuedCount() >= this.options.settings.batch) {
+    // Claims no more than can start soon (what waits in the queue holds a lease for nothing), and
+    // not before half the batch is free: under a backlog each claim's transaction then brings many,
+    // where one per finished chain would cost a transaction per delivery.
+    const queued = this.queuedCount();
+    if (queued > this.options.settings.batch / 2) {
       this.backlog = true;
+      this.overloaded = true;
       return;
     }
     try {
       const { claimed, left } = await claimDue(this.ds, {
         instanceId: this.options.instanceId,
-        batch: this.options.settings.batch,
+        batch: this.options.settings.batch - queued,
         leaseMs: this.leaseMs,
       });
       this.backlog = left;
+      this.overloaded = claimed.length >= this.options.settings.batch - queued;
       await this.take(claimed);
     } catch (err) {
       this.log.warn({ err: errorText(err) }, 'events: claiming deliveries failed; trying again at the next poll');
