@@ -8,10 +8,10 @@
  *   PROTOCOLS (comma-separated; default all that have a form), ROUNDS (default 2: the lower is kept).
  */
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startChild, stopChild } from './child';
 import { formFor, hasForm, type Urls } from './forms';
+import { cpuTime } from './proc-cpu';
 import { makeData, SCENARIOS, sent } from './scenarios';
 import { seed } from './seed';
 import { resetStore, type Store } from './stores';
@@ -27,12 +27,7 @@ const WANTED = list(
 );
 const PROTOCOLS = list(process.env.PROTOCOLS, ['rest', 'rpc', 'odata', 'graphql']);
 
-/** The process's CPU time so far in µs (utime + stime, clock ticks of 10 ms on Linux). */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
+const cpuMicros = (pid: number): number => cpuTime(pid) ?? NaN;
 
 async function load(urls: Urls, data: ReturnType<typeof makeData>, scenario: string, protocol: string, amount: number) {
   const { url, request } = formFor(urls, data, scenario, protocol);

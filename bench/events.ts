@@ -26,7 +26,10 @@
  * inside the write's transaction just before it commits (ms resolution), to the receiver's arrival
  * on the same machine's clock — as p50/p99, beside the latency from the create being sent. Then
  * the same at a steady EVENTS_RATE creates/s (default 100; 0 skips it): the latency without
- * saturation, where the runs above measure it behind a full queue of writes.
+ * saturation, where the runs above measure it behind a full queue of writes. Also the CPU time
+ * (from /proc) each create of those runs cost its server, and on PostgreSQL the database's
+ * processes, every delivery made (the drain included): steadier than requests/s on a shared
+ * machine, and it counts the deliveries a saturated run leaves for after the load.
  * EVENTS_PROFILE=1 (or =off, =outbox) runs the workflow server (or that one) under `node --cpu-prof` and
  * prints where the profile is.
  */
@@ -40,6 +43,7 @@ import { performance } from 'node:perf_hooks';
 import { startChild, stopChild } from './child';
 import type { EventsVariant } from './events-server';
 import { pinLoadGenerator, type Pinning } from './pinning';
+import { cpuTime, cpuTimeOf } from './proc-cpu';
 import type { Measure } from './report';
 import { PG_URL } from './stores';
 
@@ -186,18 +190,32 @@ async function drain(receiver: Receiver, created: number): Promise<{ stats: Rece
 }
 
 /** `rate`: creates/s over all connections (a paced run); default as fast as the server answers. */
-async function measureWorkflow(server: string, receiver: Receiver, rate?: number): Promise<{ load: CreateMeasure; delivery: Delivery }> {
+async function measureWorkflow(
+  server: string,
+  receiver: Receiver,
+  rate?: number,
+  cpu?: { pid: number; store: EventsStore },
+): Promise<{ load: CreateMeasure; delivery: Delivery; cpu?: CpuMeasure }> {
   // The warm-up's deliveries are drained first: the measured run starts with an empty queue.
   const warm = await createLoad(server, WARM_SECONDS);
   await drain(receiver, (await receiver.stats()).delivered + warm.created);
   await sleep(500);
   await receiver.reset(now());
-  const load = await createLoad(server, SECONDS, rate);
-  const endOfLoad = now();
-  const byEndOfLoad = (await receiver.stats()).delivered;
-  const { stats, drained } = await drain(receiver, load.created);
+  let endOfLoad = 0;
+  let byEndOfLoad = 0;
+  const loadAndDrain = async () => {
+    const load = await createLoad(server, SECONDS, rate);
+    endOfLoad = now();
+    byEndOfLoad = (await receiver.stats()).delivered;
+    const drainedRun = await drain(receiver, load.created);
+    // The last outcomes are written within a batch window of the last arrival.
+    await sleep(100);
+    return { ...drainedRun, load, created: load.created };
+  };
+  const [{ load, stats, drained }, used] = cpu ? await withCpu(cpu.pid, cpu.store, loadAndDrain) : [await loadAndDrain(), undefined];
   const lastArrival = stats.lastArrival || endOfLoad;
   return {
+    ...(used ? { cpu: used } : {}),
     load,
     delivery: {
       created: load.created,
@@ -210,6 +228,25 @@ async function measureWorkflow(server: string, receiver: Receiver, rate?: number
       sent: { p50: percentile(stats.sentToArrival, 0.5), p99: percentile(stats.sentToArrival, 0.99) },
     },
   };
+}
+
+interface CpuMeasure {
+  created: number;
+  /** µs of CPU per create: the server's process, and (PostgreSQL) every `postgres` process. */
+  server: number;
+  database?: number;
+}
+
+/** Reads the server's CPU time (and on PostgreSQL the database's) around `run`, per create it made. */
+async function withCpu<T extends { created: number }>(pid: number, store: EventsStore, run: () => Promise<T>): Promise<[T, CpuMeasure]> {
+  const database = () => (store === 'postgres' ? cpuTimeOf('postgres') : undefined);
+  const [server0, database0] = [cpuTime(pid), database()];
+  const result = await run();
+  const [server1, database1] = [cpuTime(pid), database()];
+  const per = (a?: number, b?: number) => (a === undefined || b === undefined || result.created === 0 ? NaN : (b - a) / result.created);
+  const cpu: CpuMeasure = { created: result.created, server: per(server0, server1) };
+  if (store === 'postgres') cpu.database = per(database0, database1);
+  return [result, cpu];
 }
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '—');
@@ -245,6 +282,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     const receiver = new Receiver(r.info.url, r.child);
     const variants = variantsOf(store);
     const servers = {} as Record<LoadedVariant, string>;
+    const pids = {} as Record<LoadedVariant, number>;
     for (const v of variants) {
       const profile = PROFILE === v ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
       const where = await storeOf(store, v, dir);
@@ -254,6 +292,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       });
       children.push(child);
       servers[v] = info.rest;
+      pids[v] = child.pid!;
       if (v !== 'split') continue;
       // Its dispatcher, on the other CPU: what a deployment adds to deliver beside the instances taking the writes.
       const second = await startChild<{ rest: string }>(resolve(__dirname, 'events-server.ts'), ['dispatcher', where, receiver.url], {
@@ -268,18 +307,26 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
         `${variants.includes('split') ? `; the second instance, a dispatcher taking no writes, on ${other === undefined ? 'any CPU' : `CPU ${other}`} too, on the same database` : ''}).\n`,
     );
     const loads: Record<LoadedVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [], split: [] };
+    const cpus: Record<LoadedVariant, CpuMeasure[]> = { off: [], outbox: [], workflow: [], split: [] };
     const deliveries: Array<[LoadedVariant, Delivery]> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
         let m: CreateMeasure;
         if (DELIVERING.has(v)) {
-          const w = await measureWorkflow(servers[v], receiver);
+          const w = await measureWorkflow(servers[v], receiver, undefined, { pid: pids[v], store });
           m = w.load;
           deliveries.push([v, w.delivery]);
+          cpus[v].push(w.cpu!);
         } else {
           await createLoad(servers[v], WARM_SECONDS);
-          m = await createLoad(servers[v], SECONDS);
+          const [load, used] = await withCpu(pids[v], store, async () => {
+            const result = await createLoad(servers[v], SECONDS);
+            await sleep(100);
+            return result;
+          });
+          m = load;
+          cpus[v].push(used);
         }
         if (m.errors) console.error(`events ${v}: ${m.errors} errors; first: ${m.firstError ?? 'a timeout or connection error'}`);
         loads[v].push(m);
@@ -343,6 +390,33 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       `\nDelivered can exceed created by up to the ${CONNECTIONS} creates in flight when the load stops (committed, their answers not counted). ` +
         'Paced, sent → receiver is left out: autocannon stamps a request when it builds it, before it waits for its turn.',
     );
+    if (cpus.off.some((m) => Number.isFinite(m.server))) {
+      const pg = store === 'postgres';
+      const meanOf = (list: CpuMeasure[], pick: (m: CpuMeasure) => number) => mean(list.map(pick));
+      const total = (m: CpuMeasure) => m.server + (m.database ?? 0);
+      console.log(
+        `\nCPU per create in the runs above (µs; every delivery made, the drain included; the server's process` +
+          `${pg ? ', and every PostgreSQL process: the second instance of the split is in neither' : ''}). ` +
+          'Where CPU is what runs out, throughput goes as its inverse:\n',
+      );
+      console.log(`| server | server µs |${pg ? ' PostgreSQL µs | total µs |' : ''} events off ÷ it | outbox only ÷ it |`);
+      console.log(`|---|---:|${pg ? '---:|---:|' : ''}---:|---:|`);
+      const off = meanOf(cpus.off, total);
+      const outbox = meanOf(cpus.outbox, total);
+      for (const v of variants) {
+        const all = meanOf(cpus[v], total);
+        const cells = [
+          meanOf(cpus[v], (m) => m.server).toFixed(0),
+          ...(pg ? [meanOf(cpus[v], (m) => m.database ?? NaN).toFixed(0), all.toFixed(0)] : []),
+        ];
+        console.log(`| ${LABEL[v]} | ${cells.join(' | ')} | ${(off / all).toFixed(2)} | ${v === 'off' ? '' : (outbox / all).toFixed(2)} |`);
+      }
+      const own = meanOf(cpus.workflow, (m) => m.server) - meanOf(cpus.outbox, (m) => m.server);
+      const ownDb = meanOf(cpus.workflow, (m) => m.database ?? NaN) - meanOf(cpus.outbox, (m) => m.database ?? NaN);
+      console.log(
+        `\nThe workflow's own CPU per delivery (workflow − outbox only): ${own.toFixed(0)} µs in the server${pg ? `, ${ownDb.toFixed(0)} µs in PostgreSQL` : ''}.`,
+      );
+    }
     if (PROFILE) console.log(`\nCPU profile of the ${PROFILE} server: ${join(dir, 'profile')} (written when it stops).`);
   } finally {
     await Promise.all(children.map((c) => stopChild(c)));

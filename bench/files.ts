@@ -26,16 +26,16 @@
  * the temp dir removed at the end, on failure too.
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import sharp from 'sharp';
+import { cpuTime } from './proc-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
@@ -209,17 +209,6 @@ async function fetchBytes(what: string, url: string, apiKey: string, expected?: 
   if (status !== 200) throw new Error(`setup: ${what}: HTTP ${status} ${body.toString('utf8').slice(0, 300)}`);
   if (expected && !body.equals(expected)) throw new Error(`setup: ${what}: ${body.length} bytes, not the ${expected.length} expected`);
   return body;
-}
-
-/** Clock ticks per second of /proc's CPU times. */
-const CLK_TCK = process.platform === 'linux' ? Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100 : 100;
-
-/** user + system CPU time of a process so far (every thread), in µs; undefined where there is no /proc. */
-function cpuTime(pid: number): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
 }
 
 async function load(base: string, request: Request, duration: number, pid?: number): Promise<Measure> {
