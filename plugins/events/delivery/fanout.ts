@@ -26,12 +26,12 @@
  * for one datasource, and at most one per batch window (window.ts). Deliveries are written claimed by this instance while its dispatcher has
  * room (`preclaim`) and handed to it once committed (`adopt`); the others wait, pending.
  */
-import type { Datasource, Kernel } from '../../../kernel';
+import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import { COUNTER_TABLE, EVENT_TABLE, FANOUT_CURSOR, FEED_COUNTER, fromRow } from '../tables';
 import type { Delivery, DeliveryQueue, Preclaim } from '../types';
 import type { Triggers } from '../workflows/triggers';
 import { retryingTransaction } from './claim';
-import { errorText } from './table';
+import { DELIVERY_TABLE, errorText } from './table';
 import { BatchWindow } from './window';
 
 /** Events read by one pass at most. */
@@ -56,8 +56,21 @@ export interface FanOutOptions {
 
 const idIs = (id: string) => ({ field: 'id', op: 'eq' as const, value: id });
 
-/** One pass over one datasource's feed (see above). */
-export function fanOut(ds: Datasource, options: FanOutOptions): Promise<FanOutResult> {
+/**
+ * One pass over one datasource's feed (see above). A delivery whose id exists already was made by
+ * an instance of the version before this design, in its write's transaction (a rolling upgrade):
+ * the insert then conflicts, and the pass is made again leaving those out.
+ */
+export async function fanOut(ds: Datasource, options: FanOutOptions): Promise<FanOutResult> {
+  try {
+    return await fanOutOnce(ds, options, false);
+  } catch (err) {
+    if (!(err instanceof ObjectQLError && err.code === 'CONFLICT')) throw err;
+    return fanOutOnce(ds, options, true);
+  }
+}
+
+function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolean): Promise<FanOutResult> {
   const batch = options.batch ?? FANOUT_BATCH;
   return retryingTransaction(ds, async (tx) => {
     const [cursor] = await ds.lockRows!(COUNTER_TABLE, { filter: idIs(FANOUT_CURSOR), fields: ['value'] }, tx);
@@ -87,7 +100,13 @@ export function fanOut(ds: Datasource, options: FanOutOptions): Promise<FanOutRe
           );
     const more = rows.length >= batch;
     const upto = more ? Number(rows[rows.length - 1].position) : end;
-    const deliveries = rows.flatMap((row) => options.triggers.deliveriesOf(fromRow(ds.name, row)));
+    let deliveries = rows.flatMap((row) => options.triggers.deliveriesOf(fromRow(ds.name, row)));
+    if (skipExisting && deliveries.length > 0) {
+      const ids = deliveries.map((d) => d.id);
+      const existing = await ds.find(DELIVERY_TABLE, { filter: { field: 'id', op: 'in', value: ids }, fields: ['id'] }, tx);
+      const made = new Set(existing.map((row) => String(row.id)));
+      deliveries = deliveries.filter((d) => !made.has(d.id));
+    }
     const claim = deliveries.length > 0 ? options.preclaim?.() : undefined;
     const room = claim ? Math.min(claim.room, deliveries.length) : 0;
     const claimed = room > 0 ? await options.queue.enqueue(ds, tx, deliveries.slice(0, room), claim) : [];

@@ -89,11 +89,11 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       await enqueue(ds, list);
       // Four claimed at a time, one running at once, each taking a while: the first pass finds more due than it can take.
       const d = dispatch(ds, [workflow('w')], fakeRunner('a', calls, new Map(), 30), 'a', { ...SETTINGS, batch: 4, concurrency: 1 });
-      await until('a full claim', async () => calls.length > 0 || undefined);
+      await until('a full claim', () => Promise.resolve(calls.length > 0 || undefined));
       expect(d.preclaim('default')).to.equal(undefined);
       await until('all done', async () => (await all(ds)).every((r) => r.status === 'done'));
       expect(calls.map((c) => c.sequence)).to.deep.equal(list.map((l) => l.sequence));
-      await until('room again', async () => d.preclaim('default'));
+      await until('room again', () => Promise.resolve(d.preclaim('default')));
     });
 
     it('gives back an adopted delivery that an earlier one of its key holds back: it runs after it', async () => {

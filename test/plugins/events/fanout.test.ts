@@ -11,7 +11,7 @@ import { Outbox } from '../../../plugins/events/store';
 import { COUNTER_TABLE, FANOUT_CURSOR, outboxTables } from '../../../plugins/events/tables';
 import { Triggers } from '../../../plugins/events/workflows';
 import { pruneEvents } from '../../../plugins/events';
-import { all, workflow } from './delivery-helpers';
+import { all, delivery, enqueue, workflow } from './delivery-helpers';
 import { describeDialects, type Namespace } from '../../drivers/sql/helpers';
 
 describeDialects('events: fan-out', (ns: () => Namespace, label) => {
@@ -80,6 +80,16 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       await write(ds, { id: 't2' });
       await fanOut(ds, { triggers, queue });
       expect((await all(ds)).map((d) => d.id)).to.deep.equal(['default:2:w:0']);
+    });
+
+    it('leaves out deliveries an older instance made in its write (a rolling upgrade), and makes the rest', async () => {
+      const ds = await open();
+      await write(ds, { id: 't1' });
+      await write(ds, { id: 't2' });
+      await enqueue(ds, [delivery('w', 'w:task:t2', 2)]);
+      expect(await fanOut(ds, { triggers, queue })).to.deep.include({ pending: 1, more: false });
+      expect((await all(ds)).map((d) => d.id)).to.deep.equal(['default:1:w:0', 'default:2:w:0']);
+      expect(await cursor(ds)).to.equal(2);
     });
 
     it('reads at most a batch per pass, and claims only as many as the dispatcher has room for', async () => {
