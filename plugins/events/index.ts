@@ -106,6 +106,7 @@ export default definePlugin((options: EventsOptions = {}) => {
           runner,
           settings: settings.dispatcher,
           instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+          onRoom: (datasource) => fanOuts.get(datasource)?.roomFreed(),
         });
         for (const ds of outboxes()) {
           const running = dispatcher;

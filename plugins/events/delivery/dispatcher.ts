@@ -7,10 +7,10 @@
  *   timer), on `wake()` (the fan-out calls it after writing deliveries pending), and when a chain
  *   of actions ends with some left; never two at once for one datasource: a wake during a pass runs
  *   one more pass after it.
- * - Deliveries this instance's fan-out makes usually need no pass: while fewer than `batch` wait to
- *   start, it writes them already claimed by this instance (`preclaim`, as many as there is room
- *   for), and hands them over once committed (`adopt`); those an earlier delivery of their key
- *   still holds back are given back, pending (claim.ts).
+ * - Deliveries this instance's fan-out makes need no pass: it makes only as many as fit beside
+ *   those waiting to start (`preclaim`), writes them already claimed by this instance, and hands
+ *   them over once committed (`adopt`); those an earlier delivery of their key still holds back are
+ *   given back, pending (claim.ts). When a chain ends the fan-out hears of it (`onRoom`).
  * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
  *   once (per instance, over all datasources); a chain runs its deliveries one after another in
  *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
@@ -53,15 +53,16 @@ export interface DispatcherOptions {
   instanceId: string;
   /** For tests: the random source of the retry jitter. */
   random?: () => number;
+  /** Called when a chain of a datasource ends leaving room for new deliveries (`preclaim` gives a claim). */
+  onRoom?(datasource: string): void;
 }
 
 export interface Dispatcher {
   /** Runs a pass now (after the current one, if one runs). */
   wake(): void;
   /**
-   * A claim for up to `room` new deliveries of this datasource, when this instance has room for
-   * them (fewer than `batch` waiting to start) and no older ones may be waiting unclaimed; else
-   * undefined, and they wait pending.
+   * A claim for up to `room` new deliveries of this datasource, when at least half the batch is
+   * free (`batch` may wait to start) and no older ones may be waiting unclaimed; else undefined.
    */
   preclaim(datasource: string): (Preclaim & { room: number }) | undefined;
   /** Once committed: runs deliveries written claimed with `preclaim`'s claim. */
@@ -182,8 +183,10 @@ class DatasourceLoop {
 
   preclaim(): (Preclaim & { room: number }) | undefined {
     const room = this.options.settings.batch - this.queuedCount() - this.adopting.length;
-    // Older deliveries waiting unclaimed go first: new ones queue behind them, pending.
-    if (this.stopped || this.overloaded || room <= 0) return undefined;
+    // Older deliveries waiting unclaimed go first; and nothing until half the batch is free, so
+    // that under load each fan-out brings many, where one per finished chain would cost a
+    // transaction per delivery.
+    if (this.stopped || this.overloaded || room < Math.ceil(this.options.settings.batch / 2)) return undefined;
     return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString(), room };
   }
 
@@ -271,6 +274,7 @@ class DatasourceLoop {
           this.pump();
           this.slots.waiting.shift()?.();
           if (this.backlog) this.wake();
+          if (this.preclaim()) this.options.onRoom?.(this.ds.name);
         });
       this.running.add(run);
     }
@@ -306,7 +310,10 @@ class DatasourceLoop {
       this.held.delete(delivery.id);
       return 'lost';
     }
-    const [outcome, data] = await this.attempt(delivery, controller.signal);
+    const [outcome, data] = await this.attempt(delivery, controller.signal).catch((err: unknown) => {
+      this.held.delete(delivery.id);
+      throw err;
+    });
     if (outcome === 'lost') {
       this.held.delete(delivery.id);
       return 'lost';

@@ -22,13 +22,19 @@
  *   just before a crash.
  *
  * Passes run after a local commit of a watched object's change (`wake`), every `pollMs` (other
- * instances' writes, and this instance's if a pass failed), and once at start; never two at once
- * for one datasource, and at most one per batch window (window.ts). Deliveries are written claimed by this instance while its dispatcher has
- * room (`preclaim`) and handed to it once committed (`adopt`); the others wait, pending.
+ * instances' writes, and this instance's if a pass failed), once at start, and when the dispatcher
+ * has room again after a pass stopped for want of it (`roomFreed`); never two at once for one
+ * datasource, and at most one per batch window (window.ts).
+ *
+ * Backpressure: a pass makes only the deliveries this instance's dispatcher has room for (`batch`
+ * waiting to start, `preclaim`), all written claimed by it and handed to it once committed
+ * (`adopt`); the events after wait in the feed, durable, for the next pass here or on another
+ * instance with room. So a delivery made is one about to run, and under overload the deliveries
+ * table does not fill with pending rows each to be claimed again.
  */
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import { COUNTER_TABLE, EVENT_TABLE, FANOUT_CURSOR, FEED_COUNTER, fromRow } from '../tables';
-import type { Delivery, DeliveryQueue, Preclaim } from '../types';
+import type { Delivery, DeliveryQueue, NewDelivery, Preclaim } from '../types';
 import type { Triggers } from '../workflows/triggers';
 import { retryingTransaction } from './claim';
 import { DELIVERY_TABLE, errorText } from './table';
@@ -44,12 +50,17 @@ export interface FanOutResult {
   pending: number;
   /** The pass stopped at its batch: more events wait. */
   more: boolean;
+  /** The pass stopped where the dispatcher had no more room: the events after wait for it. */
+  full: boolean;
 }
 
 export interface FanOutOptions {
   triggers: Triggers;
   queue: DeliveryQueue;
-  /** A claim for up to `room` new deliveries, when this instance's dispatcher has room. */
+  /**
+   * A claim for up to `room` new deliveries, when this instance's dispatcher has room. Given, a pass
+   * makes only deliveries it claims; not given (tests), it makes them all, pending.
+   */
   preclaim?: () => (Preclaim & { room: number }) | undefined;
   batch?: number;
 }
@@ -78,7 +89,7 @@ function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolea
     const from = Number(cursor.value);
     const [feed] = await ds.find(COUNTER_TABLE, { filter: idIs(FEED_COUNTER), fields: ['value'] }, tx);
     const end = Number(feed?.value ?? from);
-    if (end <= from) return { claimed: [], pending: 0, more: false };
+    if (end <= from) return { claimed: [], pending: 0, more: false, full: false };
     const objects = options.triggers.objects();
     const rows =
       objects.length === 0
@@ -98,21 +109,34 @@ function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolea
             },
             tx,
           );
-    const more = rows.length >= batch;
-    const upto = more ? Number(rows[rows.length - 1].position) : end;
-    let deliveries = rows.flatMap((row) => options.triggers.deliveriesOf(fromRow(ds.name, row)));
+    // With a dispatcher, only the events whose deliveries it has room for: the others wait in the
+    // feed (at least one event is taken while there is any room).
+    const claim = options.preclaim?.();
+    const room = options.preclaim ? (claim?.room ?? 0) : Infinity;
+    let deliveries: NewDelivery[] = [];
+    let upto = from;
+    let full = false;
+    for (const row of rows) {
+      const made = options.triggers.deliveriesOf(fromRow(ds.name, row));
+      if (made.length > 0 && (room === 0 || (deliveries.length > 0 && deliveries.length + made.length > room))) {
+        full = true;
+        break;
+      }
+      deliveries.push(...made);
+      upto = Number(row.position);
+    }
+    const more = !full && rows.length >= batch;
+    if (!full && !more) upto = end;
     if (skipExisting && deliveries.length > 0) {
       const ids = deliveries.map((d) => d.id);
       const existing = await ds.find(DELIVERY_TABLE, { filter: { field: 'id', op: 'in', value: ids }, fields: ['id'] }, tx);
       const made = new Set(existing.map((row) => String(row.id)));
       deliveries = deliveries.filter((d) => !made.has(d.id));
     }
-    const claim = deliveries.length > 0 ? options.preclaim?.() : undefined;
-    const room = claim ? Math.min(claim.room, deliveries.length) : 0;
-    const claimed = room > 0 ? await options.queue.enqueue(ds, tx, deliveries.slice(0, room), claim) : [];
-    if (room < deliveries.length) await options.queue.enqueue(ds, tx, deliveries.slice(room));
-    await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: upto }, tx);
-    return { claimed, pending: deliveries.length - room, more };
+    const claimed = claim && deliveries.length > 0 ? await options.queue.enqueue(ds, tx, deliveries, claim) : [];
+    if (!claim && deliveries.length > 0) await options.queue.enqueue(ds, tx, deliveries);
+    if (upto > from) await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: upto }, tx);
+    return { claimed, pending: claim ? 0 : deliveries.length, more, full };
   });
 }
 
@@ -131,6 +155,8 @@ export class FanOutLoop {
   private passing: Promise<void> | undefined;
   private again = false;
   private poll: NodeJS.Timeout | undefined;
+  /** The last pass stopped for want of room in the dispatcher. */
+  private waitingForRoom = false;
   private readonly window = new BatchWindow();
   private readonly log: Kernel['logger'];
 
@@ -175,8 +201,16 @@ export class FanOutLoop {
       }
       if (result.claimed.length > 0) this.options.adopt(result.claimed);
       if (result.pending > 0) this.options.wake();
+      this.waitingForRoom = result.full;
       more = result.more;
     }
+  }
+
+  /** The dispatcher has room again: a pass, if the last one stopped for want of it. */
+  roomFreed(): void {
+    if (!this.waitingForRoom) return;
+    this.waitingForRoom = false;
+    this.wake();
   }
 
   async stop(): Promise<void> {

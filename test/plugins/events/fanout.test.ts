@@ -55,7 +55,7 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       await write(ds, { id: 't1', type: 'updated', record: { id: 't1', status: 'done' }, previous: { id: 't1', status: 'open' } });
       await write(ds, { id: 't2', type: 'updated', record: { id: 't2', status: 'open' }, previous: { id: 't2', status: 'new' } });
       const first = await fanOut(ds, { triggers, queue });
-      expect(first).to.deep.include({ pending: 2, more: false });
+      expect(first).to.deep.include({ pending: 2, more: false, full: false });
       const rows = await all(ds);
       expect(rows.map((d) => [d.id, d.status, d.orderingKey, d.sequence])).to.deep.equal([
         ['default:1:w:0', 'pending', 'w:task:t1', 1000],
@@ -92,24 +92,33 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       expect(await cursor(ds)).to.equal(2);
     });
 
-    it('reads at most a batch per pass, and claims only as many as the dispatcher has room for', async () => {
+    it('reads at most a batch per pass', async () => {
       const ds = await open();
       for (let i = 1; i <= 5; i++) await write(ds, { id: `t${i}` });
-      const claim = { instanceId: 'a', until: new Date(Date.now() + 60_000).toISOString(), room: 2 };
-      const first = await fanOut(ds, { triggers, queue, batch: 3, preclaim: () => claim });
-      expect(first.more).to.equal(true);
-      expect(first.claimed.map((d) => d.id)).to.deep.equal(['default:1:w:0', 'default:2:w:0']);
-      expect(first.pending).to.equal(1);
+      expect(await fanOut(ds, { triggers, queue, batch: 3 })).to.deep.include({ pending: 3, more: true, full: false });
       expect(await cursor(ds)).to.equal(3);
-      const second = await fanOut(ds, { triggers, queue, batch: 3 });
-      expect(second).to.deep.include({ pending: 2, more: false });
-      expect((await all(ds)).map((d) => [d.sequence, d.status, d.claimedBy ?? null])).to.deep.equal([
-        [1000, 'claimed', 'a'],
-        [2000, 'claimed', 'a'],
-        [3000, 'pending', null],
-        [4000, 'pending', null],
-        [5000, 'pending', null],
-      ]);
+      expect(await fanOut(ds, { triggers, queue, batch: 3 })).to.deep.include({ pending: 2, more: false, full: false });
+      expect((await all(ds)).map((d) => d.sequence)).to.deep.equal([1000, 2000, 3000, 4000, 5000]);
+    });
+
+    it('with a dispatcher, makes only what it has room for, claimed; the other events wait in the feed', async () => {
+      const ds = await open();
+      for (let i = 1; i <= 5; i++) await write(ds, { id: `t${i}` });
+      await write(ds, { id: 'n1', object: 'note' });
+      const claim = (room: number) => () => ({ instanceId: 'a', until: new Date(Date.now() + 60_000).toISOString(), room });
+      const first = await fanOut(ds, { triggers, queue, preclaim: claim(2) });
+      expect(first).to.deep.include({ pending: 0, more: false, full: true });
+      expect(first.claimed.map((d) => d.id)).to.deep.equal(['default:1:w:0', 'default:2:w:0']);
+      expect(await cursor(ds)).to.equal(2);
+      // No room at all: nothing made, the cursor stays.
+      expect(await fanOut(ds, { triggers, queue, preclaim: () => undefined })).to.deep.include({ pending: 0, full: true });
+      expect(await cursor(ds)).to.equal(2);
+      const rest = await fanOut(ds, { triggers, queue, preclaim: claim(10) });
+      expect(rest).to.deep.include({ full: false, more: false });
+      expect(rest.claimed.map((d) => d.sequence)).to.deep.equal([3000, 4000, 5000]);
+      // Past the event no workflow fires, to the feed's end.
+      expect(await cursor(ds)).to.equal(6);
+      expect((await all(ds)).every((d) => d.status === 'claimed' && d.claimedBy === 'a')).to.equal(true);
     });
 
     it('keeps events the fan-out has not read from retention', async () => {
