@@ -31,6 +31,7 @@ import { mayRetry, retryDelayMs } from './backoff';
 import { claimDue, mayRunNow, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
 import { errorText } from './table';
+import { Passes } from './passes';
 import { BatchWindow } from './window';
 
 export interface DispatcherSettings {
@@ -114,8 +115,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
 class DatasourceLoop {
   private stopped = false;
-  private passing: Promise<void> | undefined;
-  private again = false;
+  private readonly passes = new Passes(() => this.pass());
   private waitingForSlot = false;
   /**
    * Whether due deliveries may be waiting unclaimed: the last pass left some (blocked by their
@@ -167,18 +167,7 @@ class DatasourceLoop {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.passing) {
-      this.again = true;
-      return;
-    }
-    this.passing = this.pass().finally(() => {
-      this.passing = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    if (!this.stopped) this.passes.wake();
   }
 
   preclaim(): (Preclaim & { room: number }) | undefined {
@@ -422,7 +411,7 @@ class DatasourceLoop {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.poll);
-    await this.passing;
+    await this.passes.stop();
     await this.checking;
     const queued = this.queue.splice(0).flat();
     await this.releaseQuietly(queued.map((d) => d.id));

@@ -38,6 +38,7 @@ import type { Delivery, DeliveryQueue, NewDelivery, Preclaim } from '../types';
 import type { Triggers } from '../workflows/triggers';
 import { retryingTransaction } from './claim';
 import { DELIVERY_TABLE, errorText } from './table';
+import { Passes } from './passes';
 import { BatchWindow } from './window';
 
 /** Events read by one pass at most. */
@@ -152,8 +153,7 @@ export interface FanOutLoopOptions extends FanOutOptions {
 /** Fan-out passes over one datasource, one at a time (see above). */
 export class FanOutLoop {
   private stopped = false;
-  private passing: Promise<void> | undefined;
-  private again = false;
+  private readonly passes = new Passes(() => this.pass());
   private poll: NodeJS.Timeout | undefined;
   /** The last pass stopped for want of room in the dispatcher. */
   private waitingForRoom = false;
@@ -174,18 +174,7 @@ export class FanOutLoop {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.passing) {
-      this.again = true;
-      return;
-    }
-    this.passing = this.pass().finally(() => {
-      this.passing = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    if (!this.stopped) this.passes.wake();
   }
 
   private async pass(): Promise<void> {
@@ -216,6 +205,6 @@ export class FanOutLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
-    await this.passing;
+    await this.passes.stop();
   }
 }
