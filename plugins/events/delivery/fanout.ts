@@ -141,6 +141,25 @@ function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolea
   });
 }
 
+/** How far the fan-out of one datasource is behind its feed: events whose deliveries are still to be made, at most. */
+export interface FanOutBacklog {
+  datasource: string;
+  /** The feed's last position. */
+  feed: number;
+  /** The last position the fan-out went past. */
+  fanout: number;
+  /** feed − fanout: events not read by the fan-out yet (of every object; only watched ones make deliveries). */
+  behind: number;
+}
+
+export async function fanOutBacklog(ds: Datasource): Promise<FanOutBacklog> {
+  const rows = await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'in', value: [FEED_COUNTER, FANOUT_CURSOR] } });
+  const value = (id: string) => Number(rows.find((r) => r.id === id)?.value ?? 0);
+  const feed = value(FEED_COUNTER);
+  const fanout = Math.min(feed, value(FANOUT_CURSOR));
+  return { datasource: ds.name, feed, fanout, behind: feed - fanout };
+}
+
 export interface FanOutLoopOptions extends FanOutOptions {
   kernel: Kernel;
   pollMs: number;

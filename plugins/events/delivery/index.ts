@@ -5,7 +5,16 @@
  */
 export { DELIVERY_STATUSES, DELIVERY_TABLE, MAX_ERROR_LENGTH, deliveryTables, errorText, fromDeliveryRow, newDeliveryRow } from './table';
 export { createDeliveryQueue } from './queue';
-export { FANOUT_BATCH, FanOutLoop, fanOut, type FanOutLoopOptions, type FanOutOptions, type FanOutResult } from './fanout';
+export {
+  FANOUT_BATCH,
+  FanOutLoop,
+  fanOut,
+  fanOutBacklog,
+  type FanOutBacklog,
+  type FanOutLoopOptions,
+  type FanOutOptions,
+  type FanOutResult,
+} from './fanout';
 export { backoffCeilingMs, mayRetry, retryDelayMs } from './backoff';
 export { chainsByKey, eligibleRows, type OrderedRow } from './eligible';
 export { claimDue, dueFilter, release, renewClaims, settle, type ClaimOptions } from './claim';

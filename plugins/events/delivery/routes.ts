@@ -8,11 +8,15 @@
  * - `POST path/:id/retry`: a dead or discarded delivery becomes pending again (attempts 0, due now),
  *   then the dispatcher is woken → the delivery.
  * - `POST path/:id/discard`: a pending or dead delivery becomes discarded (never run) → the delivery.
+ * - `GET path/backlog` → `{datasources: [{datasource, feed, fanout, behind}]}`: per outbox
+ *   datasource, how many committed events the fan-out has not read yet (fanout.ts). Under load the
+ *   backlog waits there, in the feed, rather than as pending deliveries.
  */
 import type { Request, Response, Router } from 'express';
 import type { Datasource, DbRecord, Filter, Kernel } from '../../../kernel';
 import { ObjectQLError, isAnonymous } from '../../../kernel';
 import type { Delivery, DeliveryStatus } from '../types';
+import { fanOutBacklog } from './fanout';
 import { DELIVERY_STATUSES, DELIVERY_TABLE, fromDeliveryRow } from './table';
 
 export const DEFAULT_LIST_LIMIT = 50;
@@ -217,6 +221,10 @@ export function mountDeliveryRoutes(router: Router, kernel: Kernel, path: string
   router.get(
     path,
     handle((req) => listDeliveries(datasources, parseListParams(req.query as Record<string, unknown>))),
+  );
+  router.get(
+    `${path}/backlog`,
+    handle(async () => ({ datasources: await Promise.all(datasources.map((ds) => fanOutBacklog(ds))) })),
   );
   for (const change of ['retry', 'discard'] as const) {
     router.post(

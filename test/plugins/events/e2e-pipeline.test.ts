@@ -172,6 +172,12 @@ describe('events end to end: REST → outbox → dispatcher → webhook receiver
     await until('the 50 deliveries done', async () =>
       (await deliveries()).filter((d) => expected.has(d.id)).every((d) => d.status === 'done'),
     );
+    // The fan-out has read the whole feed: the admin API shows no backlog left.
+    const backlog = await s.request('GET', '/api/events/deliveries/backlog', undefined, identityHeader(ADMIN));
+    expect(backlog.status, JSON.stringify(backlog.body)).to.equal(200);
+    const last = await lastPosition();
+    expect(backlog.body.datasources).to.deep.equal([{ datasource: 'default', feed: last, fanout: last, behind: 0 }]);
+    expect((await s.request('GET', '/api/events/deliveries/backlog', undefined, identityHeader(MANAGER))).status).to.equal(403);
   });
 
   it('a rolled-back write delivers nothing and leaves nothing in the change feed', async () => {

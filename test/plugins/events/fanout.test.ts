@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { Datasource, RecordChange } from '../../../kernel';
-import { DELIVERY_TABLE, createDeliveryQueue, deliveryTables, fanOut } from '../../../plugins/events/delivery';
+import { DELIVERY_TABLE, createDeliveryQueue, deliveryTables, fanOut, fanOutBacklog } from '../../../plugins/events/delivery';
 import { Outbox } from '../../../plugins/events/store';
 import { COUNTER_TABLE, FANOUT_CURSOR, outboxTables } from '../../../plugins/events/tables';
 import { Triggers } from '../../../plugins/events/workflows';
@@ -54,8 +54,10 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       await write(ds, { id: 'n1', object: 'note' });
       await write(ds, { id: 't1', type: 'updated', record: { id: 't1', status: 'done' }, previous: { id: 't1', status: 'open' } });
       await write(ds, { id: 't2', type: 'updated', record: { id: 't2', status: 'open' }, previous: { id: 't2', status: 'new' } });
+      expect(await fanOutBacklog(ds)).to.deep.equal({ datasource: 'default', feed: 4, fanout: 0, behind: 4 });
       const first = await fanOut(ds, { triggers, queue });
       expect(first).to.deep.include({ pending: 2, more: false, full: false });
+      expect(await fanOutBacklog(ds)).to.deep.include({ fanout: 4, behind: 0 });
       const rows = await all(ds);
       expect(rows.map((d) => [d.id, d.status, d.orderingKey, d.sequence])).to.deep.equal([
         ['default:1:w:0', 'pending', 'w:task:t1', 1000],
