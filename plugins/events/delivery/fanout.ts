@@ -83,7 +83,13 @@ export async function fanOut(ds: Datasource, options: FanOutOptions): Promise<Fa
 }
 
 function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolean): Promise<FanOutResult> {
-  const batch = options.batch ?? FANOUT_BATCH;
+  // With a dispatcher, only the events whose deliveries it has room for: the others wait in the
+  // feed (at least one event is taken while there is any room). No room, no pass.
+  const claim = options.preclaim?.();
+  if (options.preclaim && !claim) return Promise.resolve({ claimed: [], pending: 0, more: false, full: true });
+  const room = claim ? claim.room : Infinity;
+  // Events read: no more than twice the room (conditions may pass some over).
+  const batch = Math.min(options.batch ?? FANOUT_BATCH, room * 2);
   return retryingTransaction(ds, async (tx) => {
     const [cursor] = await ds.lockRows!(COUNTER_TABLE, { filter: idIs(FANOUT_CURSOR), fields: ['value'] }, tx);
     if (!cursor) throw new Error(`events: the fan-out cursor of datasource '${ds.name}' is missing (it is created at start)`);
@@ -110,16 +116,12 @@ function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolea
             },
             tx,
           );
-    // With a dispatcher, only the events whose deliveries it has room for: the others wait in the
-    // feed (at least one event is taken while there is any room).
-    const claim = options.preclaim?.();
-    const room = options.preclaim ? (claim?.room ?? 0) : Infinity;
     let deliveries: NewDelivery[] = [];
     let upto = from;
     let full = false;
     for (const row of rows) {
       const made = options.triggers.deliveriesOf(fromRow(ds.name, row));
-      if (made.length > 0 && (room === 0 || (deliveries.length > 0 && deliveries.length + made.length > room))) {
+      if (made.length > 0 && deliveries.length > 0 && deliveries.length + made.length > room) {
         full = true;
         break;
       }
