@@ -396,7 +396,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       const total = (m: CpuMeasure) => m.server + (m.database ?? 0);
       console.log(
         `\nCPU per create in the runs above (µs; every delivery made, the drain included; the server's process` +
-          `${pg ? ', and every PostgreSQL process: the second instance of the split is in neither' : ''}). ` +
+          `${pg ? ", and every PostgreSQL process: the split's second instance is not in the server's column, its queries are in PostgreSQL's" : ''}). ` +
           'Where CPU is what runs out, throughput goes as its inverse:\n',
       );
       console.log(`| server | server µs |${pg ? ' PostgreSQL µs | total µs |' : ''} events off ÷ it | outbox only ÷ it |`);
