@@ -117,7 +117,6 @@ export default definePlugin((options: EventsOptions = {}) => {
             pollMs: settings.dispatcher.pollMs,
             preclaim: () => running.preclaim(ds.name),
             adopt: (deliveries) => running.adopt(ds.name, deliveries),
-            wake: () => running.wake(),
           });
           fanOuts.set(ds.name, loop);
           loop.start();

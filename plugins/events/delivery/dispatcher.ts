@@ -4,7 +4,7 @@
  *
  * - A pass claims, in one transaction, as many due deliveries as fit beside those waiting to start
  *   (`batch` in all), once no more than half the batch waits. Passes run every `pollMs` (unref'd
- *   timer), on `wake()` (the fan-out calls it after writing deliveries pending), and when a chain
+ *   timer), on `wake()` (after an admin's retry, a scheduled minute enqueued), and when a chain
  *   of actions ends with some left; never two at once for one datasource: a wake during a pass runs
  *   one more pass after it.
  * - Deliveries this instance's fan-out makes need no pass: it makes only as many as fit beside

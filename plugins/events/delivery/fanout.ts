@@ -165,10 +165,10 @@ export async function fanOutBacklog(ds: Datasource): Promise<FanOutBacklog> {
 export interface FanOutLoopOptions extends FanOutOptions {
   kernel: Kernel;
   pollMs: number;
+  /** The dispatcher's room (Dispatcher.preclaim): the loop makes only deliveries it claims, never pending ones. */
+  preclaim: NonNullable<FanOutOptions['preclaim']>;
   /** Runs deliveries written claimed, once committed (Dispatcher.adopt). */
   adopt(deliveries: Delivery[]): void;
-  /** Pending deliveries were written (Dispatcher.wake). */
-  wake(): void;
 }
 
 /** Fan-out passes over one datasource, one at a time (see above). */
@@ -210,7 +210,6 @@ export class FanOutLoop {
         return;
       }
       if (result.claimed.length > 0) this.options.adopt(result.claimed);
-      if (result.pending > 0) this.options.wake();
       this.waitingForRoom = result.full;
       more = result.more;
     }
