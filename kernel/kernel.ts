@@ -69,6 +69,17 @@ export interface KernelOptions {
    * the next one with what it checked. Its `onChange` is the loader's to route.
    */
   registry?: MetadataRegistry;
+  /**
+   * False: start without serving HTTP (no port is bound, not even plugins' own): a kernel that
+   * only works in the background, such as the events plugin's dispatch thread. Default true.
+   */
+  serve?: boolean;
+  /**
+   * The module whose `createKernel(config, options)` made this kernel (the composition root,
+   * server/index.ts, sets it): a plugin that starts a worker thread loads it there to make a
+   * sibling kernel from the same config.
+   */
+  factory?: string;
 }
 
 type State = 'created' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -88,6 +99,10 @@ export class Kernel {
   private readonly drivers = new Map<string, DriverFactory>();
   private readonly catalog: PluginCatalog;
   private readonly preloadedRegistry: MetadataRegistry | undefined;
+  /** Whether start binds the HTTP server (KernelOptions.serve). */
+  readonly serves: boolean;
+  /** KernelOptions.factory: undefined for a kernel made with `new Kernel` directly. */
+  readonly factory: string | undefined;
   private started: Registered[] = [];
   private state: State = 'created';
 
@@ -96,6 +111,8 @@ export class Kernel {
     this.config = resolveConfig(config);
     this.catalog = options.catalog ?? {};
     this.preloadedRegistry = options.registry;
+    this.serves = options.serve ?? true;
+    this.factory = options.factory;
     this.hooks = createHooks();
     this.logger = createLogger(this.config.logLevel, options.logDestination);
     this.container = createContainer<KernelServices>({ strict: true });
@@ -212,10 +229,10 @@ export class Kernel {
         this.started.push(r);
       }
       await this.hooks.start.promise();
-      await this.http.listen();
+      if (this.serves) await this.http.listen();
       this.state = 'started';
       await this.hooks.ready.promise();
-      this.logger.info({ url: this.http.url, plugins: ordered.map((r) => r.plugin.name) }, 'ObjectQL started');
+      this.logger.info({ url: this.serves ? this.http.url : undefined, plugins: ordered.map((r) => r.plugin.name) }, 'ObjectQL started');
       return this;
     } catch (err) {
       await this.stop().catch((stopErr) => this.logger.error({ err: stopErr }, 'error while stopping after a failed start'));

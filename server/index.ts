@@ -14,6 +14,6 @@ export { BUILTINS } from './builtins';
  * name, others by package name or path) and not yet started: `use` more, then `await kernel.start()`.
  */
 export async function createKernel(config: ObjectQLConfig | ResolvedConfig = {}, options: KernelOptions = {}): Promise<Kernel> {
-  const kernel = new Kernel(config, { ...options, catalog: options.catalog ?? BUILTINS });
+  const kernel = new Kernel(config, { factory: __filename, ...options, catalog: options.catalog ?? BUILTINS });
   return kernel.useConfiguredPlugins();
 }

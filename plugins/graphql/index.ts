@@ -183,7 +183,7 @@ export default definePlugin((options: GraphQLOptions = {}) => {
           serve(req, res).catch((err: unknown) => k.http.sendError(req, res, err));
         });
       });
-      if (settings.port !== undefined) {
+      if (settings.port !== undefined && k.serves) {
         const port = settings.port;
         k.hooks.ready.tapPromise('graphql', async () => {
           own = await listenOnGraphQLPort({ kernel: k, port, endpoint, upgrade: subscriptions?.handleUpgrade });

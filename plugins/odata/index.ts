@@ -83,7 +83,7 @@ export default definePlugin((options: ODataOptions = {}) => {
           void serve(req, res);
         });
       });
-      if (settings.port !== undefined) k.hooks.ready.tapPromise('odata', () => listen());
+      if (settings.port !== undefined && k.serves) k.hooks.ready.tapPromise('odata', () => listen());
     },
     start() {
       // The doors' prefixes are final once every plugin has registered.
