@@ -23,7 +23,7 @@ import type { Knex } from 'knex';
 import type { FieldDefinition, SortDirection } from '../../../kernel';
 import { frag, ident, join, sql, type Frag } from '../fragment';
 import type { DecimalSpec } from '../decimal';
-import type { Mutex } from '../lock';
+import type { WriteLock } from '../lock';
 import type { StorageFamily } from '../values';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -102,7 +102,7 @@ export abstract class SqlDialect {
   readonly updateReturning: boolean = true;
 
   /** A lock every write and transaction takes, for engines with a single writer (SQLite). */
-  writeLock(): Mutex | undefined {
+  writeLock(): WriteLock | undefined {
     return undefined;
   }
 

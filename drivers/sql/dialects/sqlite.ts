@@ -26,7 +26,7 @@ import type { Knex } from 'knex';
 import { DecimalSum, compileLike } from '../../../kernel';
 import type { FieldDefinition } from '../../../kernel';
 import { frag, sql, type Frag } from '../fragment';
-import { acquireFileLock, type FileLock, type Mutex } from '../lock';
+import { acquireFileLock, type FileLock, type WriteLock } from '../lock';
 import { DEFAULT_STATEMENT_CACHE_SIZE, LruCache } from '../statement-cache';
 import { scalarText, type StorageFamily } from '../values';
 import { errorMessage, SqlDialect, type Executed, type SqlOptions, type TextOp, type UniqueViolation } from './base';
@@ -194,8 +194,8 @@ export class SqliteDialect extends SqlDialect {
 
   override readonly rowLocks = false;
 
-  override writeLock(): Mutex | undefined {
-    return this.lock?.mutex;
+  override writeLock(): WriteLock | undefined {
+    return this.lock?.lock;
   }
 
   /** The database file (a temporary one for ':memory:'). */
