@@ -9,10 +9,11 @@
  * - retention.ts: hourly pruning of events older than `retentionHours`;
  * - workflows/: reading and matching workflows; actions/: running them; delivery/: the fan-out
  *   that makes deliveries from the feed after commit, the deliveries table, the dispatcher and the
- *   schedules.
+ *   schedules, and the dispatch thread that may run them off the main thread.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { definePlugin, PluginError, type Datasource, type Kernel, type RecordChange } from '../../kernel';
 import { createActionRunner } from './actions';
 import {
@@ -25,6 +26,8 @@ import {
   type Dispatcher,
   type Scheduler,
 } from './delivery';
+import { DispatchThread, THREAD_DATA, type MainMessage } from './delivery/thread';
+import { BATCH_WINDOW_MS, THREAD_BATCH_WINDOW_MS } from './delivery/window';
 import { EventFeed } from './feed';
 import { mountFeedRoutes } from './feed-routes';
 import { DEFAULT_FEED_LIMIT, parseOptions, type EventsOptions, type EventsSettings } from './options';
@@ -50,6 +53,10 @@ export default definePlugin((options: EventsOptions = {}) => {
   let dispatcher: Dispatcher | undefined;
   let scheduler: Scheduler | undefined;
   let retention: Retention | undefined;
+  /** On the main thread with `dispatcher.thread`: the thread that makes and runs the deliveries. */
+  let thread: DispatchThread | undefined;
+  /** In the dispatch thread: the port its wakes come from. */
+  const mainPort = (workerData as Record<string, unknown> | null)?.[THREAD_DATA] ? parentPort : null;
   const queue = createDeliveryQueue();
   const outbox = new Outbox({ datasources: () => outboxNames });
   const triggers = new Triggers();
@@ -79,11 +86,15 @@ export default definePlugin((options: EventsOptions = {}) => {
         if (datasource === undefined) return;
         watched.delete(change);
         fanOuts.get(datasource)?.wake();
+        thread?.wake(datasource);
       });
       k.hooks.capabilities.tap('events', (list) => [...list, { plugin: 'events', protocol: 'events', routes: [`GET ${path}`] }]);
       k.hooks.routes.tap('events', (router) => {
         // The deliveries admin API (delivery/routes.ts) before the feed, under `{path}/deliveries`.
-        mountDeliveryRoutes(router, k, `${path}/deliveries`, outboxes(), () => dispatcher?.wake());
+        mountDeliveryRoutes(router, k, `${path}/deliveries`, outboxes(), () => {
+          dispatcher?.wake();
+          thread?.wakeDispatcher();
+        });
         mountFeedRoutes(router, k, path, () => (started ? feed : undefined));
       });
     },
@@ -97,8 +108,13 @@ export default definePlugin((options: EventsOptions = {}) => {
       for (const w of loaded) workflows.set(w.name, w);
       triggers.set(loaded);
       started = true;
-      if (settings.dispatcher.enabled && outboxNames.length > 0) {
+      if (settings.dispatcher.enabled && settings.dispatcher.thread && outboxNames.length > 0) {
+        refuseThreadOn(kernel, outboxNames);
+        thread = new DispatchThread(kernel, settings);
+        await thread.start();
+      } else if (settings.dispatcher.enabled && outboxNames.length > 0) {
         runner = createActionRunner(kernel, settings);
+        const windowMs = mainPort ? THREAD_BATCH_WINDOW_MS : BATCH_WINDOW_MS;
         dispatcher = startDispatcher({
           kernel,
           datasources: outboxes(),
@@ -107,6 +123,7 @@ export default definePlugin((options: EventsOptions = {}) => {
           settings: settings.dispatcher,
           instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
           onRoom: (datasource) => fanOuts.get(datasource)?.roomFreed(),
+          windowMs,
         });
         for (const ds of outboxes()) {
           const running = dispatcher;
@@ -117,6 +134,7 @@ export default definePlugin((options: EventsOptions = {}) => {
             pollMs: settings.dispatcher.pollMs,
             preclaim: () => running.preclaim(ds.name),
             adopt: (deliveries) => running.adopt(ds.name, deliveries),
+            windowMs,
           });
           fanOuts.set(ds.name, loop);
           loop.start();
@@ -130,7 +148,13 @@ export default definePlugin((options: EventsOptions = {}) => {
           queue,
           wake: () => dispatcher?.wake(),
         });
+        mainPort?.on('message', (message: MainMessage) => {
+          if (message.type === 'wake') fanOuts.get(message.datasource)?.wake();
+          else if (message.type === 'wake-dispatcher') dispatcher?.wake();
+        });
       }
+      // The main thread prunes; a dispatch thread only delivers.
+      if (mainPort) return;
       retention = new Retention(outboxes, settings.retentionHours, kernel.logger, () => triggers.objects().length > 0);
       retention.start();
     },
@@ -138,6 +162,8 @@ export default definePlugin((options: EventsOptions = {}) => {
       started = false;
       await retention?.stop();
       retention = undefined;
+      await thread?.stop();
+      thread = undefined;
       await scheduler?.stop();
       scheduler = undefined;
       await Promise.all([...fanOuts.values()].map((loop) => loop.stop()));
@@ -172,4 +198,22 @@ function chooseOutboxes(kernel: Kernel, settings: EventsSettings): string[] {
       );
   }
   return [...new Set(names)].sort();
+}
+
+/**
+ * A dispatch thread opens its own connections to the outbox datasources: each must be stored where
+ * another connection finds it. Not the memory driver, nor SQLite's `:memory:` (a store per
+ * connection). Told apart by their config, as the built-in drivers name them.
+ */
+function refuseThreadOn(kernel: Kernel, outboxNames: string[]): void {
+  for (const name of outboxNames) {
+    const config = kernel.config.datasources[name] as { driver: string; client?: unknown; connection?: unknown };
+    const sqlite = config.driver === 'sql' && (config.client === 'better-sqlite3' || config.client === 'sqlite3');
+    const file =
+      typeof config.connection === 'string' ? config.connection : (config.connection as { filename?: unknown } | undefined)?.filename;
+    if (config.driver !== 'memory' && !(sqlite && file === ':memory:')) continue;
+    throw new PluginError(
+      `Plugin 'events': dispatcher.thread needs datasources that another connection can open; '${name}' is in memory (${sqlite ? "SQLite's :memory:" : 'the memory driver'}). Set dispatcher.thread to false`,
+    );
+  }
 }

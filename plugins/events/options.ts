@@ -42,6 +42,11 @@ const optionsSchema = z.strictObject(
           leaseSeconds: positiveInt('seconds').default(60),
           /** Actions run at once, per instance. */
           concurrency: positiveInt('actions').default(8),
+          /**
+           * Make and run deliveries in a worker thread of this process (delivery/thread.ts), not on
+           * the thread that serves requests. Not on in-memory datasources.
+           */
+          thread: z.boolean({ error: 'must be true or false' }).default(false),
         },
         { error: 'must be a map of options' },
       )

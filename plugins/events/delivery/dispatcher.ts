@@ -56,6 +56,8 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Called when a chain of a datasource ends leaving room for new deliveries (`preclaim` gives a claim). */
   onRoom?(datasource: string): void;
+  /** How often outcome writes may start (window.ts); default BATCH_WINDOW_MS. */
+  windowMs?: number;
 }
 
 export interface Dispatcher {
@@ -141,7 +143,7 @@ class DatasourceLoop {
   /** Outcomes waiting to be written, and the write under way. */
   private readonly outcomes: Array<{ id: string; data: Record<string, unknown>; resolve: (owned: boolean) => void }> = [];
   private writing: Promise<void> | undefined;
-  private readonly window = new BatchWindow();
+  private readonly window: BatchWindow;
   private readonly leaseMs: number;
   private readonly log: Kernel['logger'];
 
@@ -151,6 +153,7 @@ class DatasourceLoop {
     private readonly slots: Slots,
   ) {
     this.leaseMs = options.settings.leaseSeconds * 1000;
+    this.window = new BatchWindow(options.windowMs);
     this.log = options.kernel.logger.child({ plugin: 'events', datasource: ds.name });
   }
 

@@ -169,6 +169,8 @@ export interface FanOutLoopOptions extends FanOutOptions {
   preclaim: NonNullable<FanOutOptions['preclaim']>;
   /** Runs deliveries written claimed, once committed (Dispatcher.adopt). */
   adopt(deliveries: Delivery[]): void;
+  /** How often passes may start (window.ts); default BATCH_WINDOW_MS. */
+  windowMs?: number;
 }
 
 /** Fan-out passes over one datasource, one at a time (see above). */
@@ -178,13 +180,14 @@ export class FanOutLoop {
   private poll: NodeJS.Timeout | undefined;
   /** The last pass stopped for want of room in the dispatcher. */
   private waitingForRoom = false;
-  private readonly window = new BatchWindow();
+  private readonly window: BatchWindow;
   private readonly log: Kernel['logger'];
 
   constructor(
     private readonly ds: Datasource,
     private readonly options: FanOutLoopOptions,
   ) {
+    this.window = new BatchWindow(options.windowMs);
     this.log = options.kernel.logger.child({ plugin: 'events', datasource: ds.name });
   }
 
