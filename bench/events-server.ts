@@ -1,15 +1,18 @@
 /**
  * One server of `npm run bench:events` in its own process:
- * `tsx bench/events-server.ts off|outbox|workflow|split|dispatcher <sqlite file | postgres URL> [receiver URL]`.
+ * `tsx bench/events-server.ts off|outbox|workflow|thread|split|dispatcher <sqlite file | postgres URL> [receiver URL]`.
  * - off: ObjectQL with REST on bench_order (bench/metadata-events/), no events plugin;
  * - outbox: the events plugin on, no workflow (each write also records its event);
  * - workflow: the events plugin on, its dispatcher enabled, and one workflow
  *   (bench/metadata-events-workflow/) sending every created bench_order to the receiver;
+ * - thread: the same workflow, delivered by the plugin's dispatch thread (`dispatcher.thread`, a
+ *   worker thread of this process); the JSON line also lists the threads its start added (`threads`: the
+ *   dispatch thread's OS ids), for the caller to pin them;
  * - split, dispatcher: the same workflow, delivered by a second instance (below).
  * A SQLite file is removed first (a PostgreSQL database is made empty by the caller). Prints one JSON line once listening: its pid and REST base URL.
  * Runs the compiled build, as bench/server.ts does.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, promises as fs, readdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as Server from '../server';
 
@@ -18,7 +21,10 @@ import type * as Server from '../server';
  * workflow and its dispatcher disabled; `dispatcher`, on the same database, takes no writes and
  * delivers what `split` records (polling every 20 ms: nothing wakes it across processes).
  */
-export type EventsVariant = 'off' | 'outbox' | 'workflow' | 'split' | 'dispatcher';
+export type EventsVariant = 'off' | 'outbox' | 'workflow' | 'thread' | 'split' | 'dispatcher';
+
+/** This process's threads, by OS id. */
+const threads = () => new Set(readdirSync('/proc/self/task').map(Number));
 
 async function main(variant: EventsVariant, store: string, receiver: string | undefined) {
   const built = resolve(__dirname, '../dist/server/index.js');
@@ -35,7 +41,11 @@ async function main(variant: EventsVariant, store: string, receiver: string | un
     metadata.push(resolve(__dirname, 'metadata-events-workflow'));
   }
   const dispatcher =
-    variant === 'split' ? { enabled: false } : variant === 'dispatcher' ? { enabled: true, pollMs: 20 } : { enabled: true };
+    variant === 'split'
+      ? { enabled: false }
+      : variant === 'dispatcher'
+        ? { enabled: true, pollMs: 20 }
+        : { enabled: true, thread: variant === 'thread' };
   const events = { webhooks: { allowHosts: ['127.0.0.1'] }, dispatcher };
   const kernel = await createKernel({
     port: 0,
@@ -49,8 +59,12 @@ async function main(variant: EventsVariant, store: string, receiver: string | un
     },
     plugins: { rest: true, ...(variant === 'off' ? {} : { events }) },
   });
+  // libuv's thread pool started first (it starts all its threads at once), so that what start adds is the dispatch thread.
+  await Promise.all(Array.from({ length: 4 }, () => fs.stat(__filename)));
+  const before = threads();
   await kernel.start();
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, rest: kernel.http.url + kernel.config.routes.data })}\n`);
+  const added = [...threads()].filter((tid) => !before.has(tid));
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, rest: kernel.http.url + kernel.config.routes.data, threads: added })}\n`);
 }
 
 // An exit on SIGINT or SIGTERM writes the CPU profile of EVENTS_PROFILE=1 (node --cpu-prof).

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:events` (and the end of `npm run bench`): what the events plugin (issue 19) costs a
  * write, and how long a delivery takes. For each store of EVENTS_STORES (default sqlite,postgres; the
- * local PostgreSQL of PG_URL), three ObjectQL servers (four on PostgreSQL) in the same run, each in a process of its own
+ * local PostgreSQL of PG_URL), four ObjectQL servers (five on PostgreSQL) in the same run, each in a process of its own
  * on a SQLite file or PostgreSQL database of its own (the compiled build; bench/events-server.ts),
  * with the same object `bench_order` (bench/metadata-events/):
  * - events off: no events plugin;
@@ -10,6 +10,8 @@
  *   (bench/metadata-events-workflow/) whose webhook sends every created bench_order, with the
  *   standard body, to a receiver on 127.0.0.1 (bench/events-receiver.ts, a process of its own;
  *   allowed by the plugin option webhooks.allowHosts);
+ * - the same workflow sent by the plugin's dispatch thread (`dispatcher.thread`), a worker thread of
+ *   the server pinned to the other CPU (the server's CPU column includes it);
  * - on PostgreSQL also: the same workflow sent by a second instance: the server under load has its
  *   dispatcher disabled, and a second ObjectQL process on the same database, on the other CPU and
  *   taking no writes, only dispatches (polling every 20 ms). The split a deployment makes when its
@@ -35,7 +37,7 @@
  */
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,7 +45,7 @@ import { performance } from 'node:perf_hooks';
 import { startChild, stopChild } from './child';
 import type { EventsVariant } from './events-server';
 import { pinLoadGenerator, type Pinning } from './pinning';
-import { cpuTime, cpuTimeOf } from './proc-cpu';
+import { cpuTime, cpuTimeOf, mainThreadCpuTime } from './proc-cpu';
 import type { Measure } from './report';
 import { PG_URL } from './stores';
 
@@ -66,18 +68,19 @@ const OBJECT = 'bench_order';
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** The servers under load; PostgreSQL adds `split`, whose deliveries a second instance (`dispatcher`) sends. */
+/** The servers under load: `thread`'s deliveries a worker thread sends; on PostgreSQL, `split`'s a second instance (`dispatcher`). */
 type LoadedVariant = Exclude<EventsVariant, 'dispatcher'>;
 const LABEL: Record<LoadedVariant, string> = {
   off: 'events off',
   outbox: 'events on, outbox only (no workflow)',
   workflow: 'events on, one webhook workflow',
+  thread: 'events on, one webhook workflow, sent by a dispatch thread',
   split: 'events on, one webhook workflow, sent by a second instance',
 };
 const variantsOf = (store: EventsStore): LoadedVariant[] =>
-  store === 'postgres' ? ['off', 'outbox', 'workflow', 'split'] : ['off', 'outbox', 'workflow'];
+  store === 'postgres' ? ['off', 'outbox', 'workflow', 'thread', 'split'] : ['off', 'outbox', 'workflow', 'thread'];
 /** The servers whose writes trigger deliveries. */
-const DELIVERING = new Set<LoadedVariant>(['workflow', 'split']);
+const DELIVERING = new Set<LoadedVariant>(['workflow', 'thread', 'split']);
 
 interface ReceiverStats {
   delivered: number;
@@ -234,17 +237,19 @@ interface CpuMeasure {
   created: number;
   /** µs of CPU per create: the server's process, and (PostgreSQL) every `postgres` process. */
   server: number;
+  /** Of which the server's main thread (the event loop answering requests). */
+  main: number;
   database?: number;
 }
 
 /** Reads the server's CPU time (and on PostgreSQL the database's) around `run`, per create it made. */
 async function withCpu<T extends { created: number }>(pid: number, store: EventsStore, run: () => Promise<T>): Promise<[T, CpuMeasure]> {
   const database = () => (store === 'postgres' ? cpuTimeOf('postgres') : undefined);
-  const [server0, database0] = [cpuTime(pid), database()];
+  const [server0, main0, database0] = [cpuTime(pid), mainThreadCpuTime(pid), database()];
   const result = await run();
-  const [server1, database1] = [cpuTime(pid), database()];
+  const [server1, main1, database1] = [cpuTime(pid), mainThreadCpuTime(pid), database()];
   const per = (a?: number, b?: number) => (a === undefined || b === undefined || result.created === 0 ? NaN : (b - a) / result.created);
-  const cpu: CpuMeasure = { created: result.created, server: per(server0, server1) };
+  const cpu: CpuMeasure = { created: result.created, server: per(server0, server1), main: per(main0, main1) };
   if (store === 'postgres') cpu.database = per(database0, database1);
   return [result, cpu];
 }
@@ -286,13 +291,20 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     for (const v of variants) {
       const profile = PROFILE === v ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile')}`] : [];
       const where = await storeOf(store, v, dir);
-      const { info, child } = await startChild<{ rest: string }>(resolve(__dirname, 'events-server.ts'), [v, where, receiver.url], {
-        cpu: pin.server,
-        nodeFlags: profile,
-      });
+      const { info, child } = await startChild<{ rest: string; threads: number[] }>(
+        resolve(__dirname, 'events-server.ts'),
+        [v, where, receiver.url],
+        {
+          cpu: pin.server,
+          nodeFlags: profile,
+        },
+      );
       children.push(child);
       servers[v] = info.rest;
       pids[v] = child.pid!;
+      // The dispatch thread on the other CPU, where the split's second instance runs.
+      if (v === 'thread' && other !== undefined)
+        for (const tid of info.threads) execFileSync('taskset', ['-p', '-c', String(other), String(tid)], { stdio: 'ignore' });
       if (v !== 'split') continue;
       // Its dispatcher, on the other CPU: what a deployment adds to deliver beside the instances taking the writes.
       const second = await startChild<{ rest: string }>(resolve(__dirname, 'events-server.ts'), ['dispatcher', where, receiver.url], {
@@ -302,12 +314,13 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     }
     console.log(`\n### events: ${STORE_LABEL[store]}, ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s); ${pin.note}\n`);
     console.log(
-      `REST creates (POST /api/data/${OBJECT}) on ${variants.length === 3 ? 'three' : 'four'} ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
+      `REST creates (POST /api/data/${OBJECT}) on ${['three', 'four', 'five'][variants.length - 3]} ObjectQL servers, each on a ${store === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'} of its own: ` +
         `${variants.map((v) => LABEL[v]).join('; ')} (to ${receiver.url}, the receiver on ${other === undefined ? 'any CPU' : `CPU ${other}`}` +
+        `${variants.includes('thread') ? `; the dispatch thread on ${other === undefined ? 'any CPU' : `CPU ${other}`}` : ''}` +
         `${variants.includes('split') ? `; the second instance, a dispatcher taking no writes, on ${other === undefined ? 'any CPU' : `CPU ${other}`} too, on the same database` : ''}).\n`,
     );
-    const loads: Record<LoadedVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [], split: [] };
-    const cpus: Record<LoadedVariant, CpuMeasure[]> = { off: [], outbox: [], workflow: [], split: [] };
+    const loads: Record<LoadedVariant, CreateMeasure[]> = { off: [], outbox: [], workflow: [], thread: [], split: [] };
+    const cpus: Record<LoadedVariant, CpuMeasure[]> = { off: [], outbox: [], workflow: [], thread: [], split: [] };
     const deliveries: Array<[LoadedVariant, Delivery]> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse();
@@ -353,6 +366,13 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}. ` +
         `What attaching the workflow alone costs, with a workflow ÷ outbox only: ${overOutbox.toFixed(2)}.`,
     );
+    if (variants.includes('thread')) {
+      const thread = mean(loads.thread.map((m) => m.rps));
+      console.log(
+        `Sent by the dispatch thread, requests/s ÷ events off: ${(off > 0 ? thread / off : NaN).toFixed(2)}; ` +
+          `÷ outbox only: ${(outbox > 0 ? thread / outbox : NaN).toFixed(2)}.`,
+      );
+    }
     if (variants.includes('split')) {
       const split = mean(loads.split.map((m) => m.rps));
       console.log(
@@ -374,7 +394,8 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
     const runs: Array<[string, Delivery]> = deliveries.map(([v, d]) => {
       const round = (roundOf.get(v) ?? 0) + 1;
       roundOf.set(v, round);
-      return [`${v === 'split' ? 'second instance sends, ' : ''}round ${round}, as fast as it answers`, d];
+      const by = v === 'split' ? 'second instance sends, ' : v === 'thread' ? 'dispatch thread sends, ' : '';
+      return [`${by}round ${round}, as fast as it answers`, d];
     });
     if (paced)
       runs.push([`paced, ${PACED_RATE} creates/s (${paced.load.rps.toFixed(0)} answered/s, p99 ${paced.load.p99} ms)`, paced.delivery]);
@@ -396,7 +417,7 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       const total = (m: CpuMeasure) => m.server + (m.database ?? 0);
       console.log(
         `\nCPU per create in the runs above (µs; every delivery made, the drain included; the server's process` +
-          `${pg ? ", and every PostgreSQL process: the split's second instance is not in the server's column, its queries are in PostgreSQL's" : ''}). ` +
+          `${pg ? ", and every PostgreSQL process: the dispatch thread is in the server's column; the split's second instance is not, its queries are in PostgreSQL's" : ''}). ` +
           'Where CPU is what runs out, throughput goes as its inverse:\n',
       );
       console.log(`| server | server µs |${pg ? ' PostgreSQL µs | total µs |' : ''} events off ÷ it | outbox only ÷ it |`);
@@ -416,6 +437,21 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       console.log(
         `\nThe workflow's own CPU per delivery (workflow − outbox only): ${own.toFixed(0)} µs in the server${pg ? `, ${ownDb.toFixed(0)} µs in PostgreSQL` : ''}.`,
       );
+      // Node answers every request on one thread: with cores for the others, that thread's CPU bounds the writes.
+      console.log(
+        "\nOf which the server's main thread, the one event loop every request goes through (not the dispatch thread, nor V8's " +
+          "and libuv's helper threads): where the other threads have cores of their own, this bounds the writes:\n",
+      );
+      console.log('| server | main thread µs | events off ÷ it | outbox only ÷ it |');
+      console.log('|---|---:|---:|---:|');
+      const mainOff = meanOf(cpus.off, (m) => m.main);
+      const mainOutbox = meanOf(cpus.outbox, (m) => m.main);
+      for (const v of variants) {
+        const main = meanOf(cpus[v], (m) => m.main);
+        console.log(
+          `| ${LABEL[v]} | ${main.toFixed(0)} | ${(mainOff / main).toFixed(2)} | ${v === 'off' ? '' : (mainOutbox / main).toFixed(2)} |`,
+        );
+      }
     }
     if (PROFILE) console.log(`\nCPU profile of the ${PROFILE} server: ${join(dir, 'profile')} (written when it stops).`);
   } finally {

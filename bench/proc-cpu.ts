@@ -20,6 +20,15 @@ export function cpuTime(pid: number): number | undefined {
   return statCpu(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
+/**
+ * The CPU time so far of a process's main thread alone (the one running its JavaScript event loop;
+ * not worker threads, nor V8's and libuv's helpers), in µs.
+ */
+export function mainThreadCpuTime(pid: number): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  return statCpu(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+}
+
 /** The CPU time so far of every process whose command is `name` (e.g. the local PostgreSQL's `postgres` processes), in µs. */
 export function cpuTimeOf(name: string): number | undefined {
   if (process.platform !== 'linux') return undefined;
