@@ -40,26 +40,35 @@ function osThreadId(): number | undefined {
 
 async function main(): Promise<void> {
   const { factory, config } = (workerData as Record<string, ThreadData>)[THREAD_DATA];
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the composition root that made the main kernel, known at run time
-  const { createKernel } = require(factory) as { createKernel: Factory };
-  let kernel: Kernel;
+  let kernel: Kernel | undefined;
+  let stopping = false;
+  const stop = () => {
+    if (!kernel) return;
+    kernel
+      .stop()
+      .catch((err: unknown) => kernel?.logger.error({ err }, 'events: stopping the dispatch thread failed'))
+      .finally(() => port.close());
+  };
+  // Told to stop while starting: it stops once started.
+  port.on('message', (message: MainMessage) => {
+    if (message.type !== 'stop' || stopping) return;
+    stopping = true;
+    stop();
+  });
   try {
-    kernel = await createKernel(config, { serve: false });
-    kernel.provide('pubsub', mainThreadPubSub());
-    await kernel.start();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the composition root that made the main kernel, known at run time
+    const { createKernel } = require(factory) as { createKernel: Factory };
+    const made = await createKernel(config, { serve: false });
+    made.provide('pubsub', mainThreadPubSub());
+    await made.start();
+    kernel = made;
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     port.close();
     return;
   }
-  port.on('message', (message: MainMessage) => {
-    if (message.type !== 'stop') return;
-    kernel
-      .stop()
-      .catch((err: unknown) => kernel.logger.error({ err }, 'events: stopping the dispatch thread failed'))
-      .finally(() => port.close());
-  });
   send({ type: 'ready', tid: osThreadId() });
+  if (stopping) stop();
 }
 
 void main();

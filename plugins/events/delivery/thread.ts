@@ -36,7 +36,10 @@ export type ThreadMessage =
 /** How long start-up waits for the thread's kernel. */
 const START_TIMEOUT_MS = 60_000;
 const RESTART_MIN_MS = 1000;
+/** The longest wait before a restart; a thread that ran this long starts the backoff over. */
 const RESTART_MAX_MS = 30_000;
+/** How long stop() lets the thread's kernel stop (it waits for running actions) before ending the thread. */
+const STOP_TIMEOUT_MS = 30_000;
 
 export class DispatchThread {
   private worker: Worker | undefined;
@@ -79,7 +82,7 @@ export class DispatchThread {
     if (!worker) return;
     const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     this.post({ type: 'stop' });
-    const timer = setTimeout(() => void worker.terminate(), 30_000);
+    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
     await ended;
     clearTimeout(timer);
     this.worker = undefined;
@@ -99,6 +102,7 @@ export class DispatchThread {
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let started = false;
+      let startedAt = 0;
       const timeout = setTimeout(() => {
         if (started) return;
         void worker.terminate();
@@ -107,8 +111,8 @@ export class DispatchThread {
       worker.on('message', (message: ThreadMessage) => {
         if (message.type === 'ready') {
           started = true;
+          startedAt = Date.now();
           clearTimeout(timeout);
-          this.restartDelay = RESTART_MIN_MS;
           this.log.info({ tid: message.tid }, 'events: dispatch thread started');
           resolve();
         } else if (message.type === 'failed' && !started) {
@@ -130,13 +134,23 @@ export class DispatchThread {
           return;
         }
         if (this.stopping) return;
+        if (Date.now() - startedAt >= RESTART_MAX_MS) this.restartDelay = RESTART_MIN_MS;
         this.log.error({ code, restartInMs: this.restartDelay }, 'events: the dispatch thread ended; starting it again');
-        this.restartTimer = setTimeout(() => {
-          this.spawn().catch((err: unknown) => this.log.error({ err }, 'events: restarting the dispatch thread failed'));
-        }, this.restartDelay);
-        this.restartDelay = Math.min(RESTART_MAX_MS, this.restartDelay * 2);
+        this.restartLater();
       });
     });
+  }
+
+  /** After the backoff's delay (doubling up to RESTART_MAX_MS), a new thread; again later if it cannot start. */
+  private restartLater(): void {
+    this.restartTimer = setTimeout(() => {
+      if (this.stopping) return;
+      this.spawn().catch((err: unknown) => {
+        this.log.error({ err, restartInMs: this.restartDelay }, 'events: restarting the dispatch thread failed; trying again');
+        this.restartLater();
+      });
+    }, this.restartDelay);
+    this.restartDelay = Math.min(RESTART_MAX_MS, this.restartDelay * 2);
   }
 }
 

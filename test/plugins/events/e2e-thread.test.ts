@@ -22,7 +22,7 @@ import { checkDeliveries, FIXTURES, hookId, Receiver, SECRET, until } from './e2
 const MANAGER = { id: 'mia', roles: ['manager'] };
 const ADMIN = { id: 'root', roles: ['admin'] };
 const EVENTS = {
-  dispatcher: { thread: true, pollMs: 50, batch: 20, leaseSeconds: 5, concurrency: 4 },
+  dispatcher: { thread: true, pollMs: 50, batch: 20, leaseSeconds: 2, concurrency: 4 },
   retry: { maxAttempts: 1000, initialDelayMs: 20, maxDelayMs: 200 },
   webhooks: { allowHosts: ['127.0.0.1'], timeoutMs: 2000 },
 };
@@ -137,7 +137,6 @@ for (const label of ['sqlite', 'postgres', 'mysql'] as DialectLabel[]) {
         identityHeader(ADMIN),
       );
       expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
-      // The poll is 50 ms but the dispatcher's claims wait for a wake or a poll: either way it arrives.
       await until('the retried delivery answered', () => receiver.delivered('/dead').has(dead.id));
     });
 
