@@ -1,10 +1,11 @@
 /**
  * The fan-out: makes the deliveries of committed events, from the feed, after their writes.
  *
- * A write records its event and nothing more (store.ts). A fan-out pass then, in one transaction
- * per datasource, locks the cursor row (`objectql_event_counter` 'fanout': the last position whose
- * deliveries were made), reads the events after it that a workflow may watch, writes one delivery
- * per action of every workflow each event fires (workflows/triggers.ts), and moves the cursor on.
+ * A write records its event and nothing more (store.ts). A fan-out pass then reads the cursor
+ * (`objectql_event_counter` 'fanout': the last position whose deliveries were made) and the events
+ * after it that a workflow may watch, and works out one delivery per action of every workflow each
+ * event fires (workflows/triggers.ts); then, in one transaction per datasource, it locks the cursor
+ * row, and if the cursor has not moved meanwhile writes the deliveries and moves it on.
  * Many events share one transaction and one commit, which a write paying for its own deliveries
  * cannot do, and the section every write of a datasource waits in (the feed counter's lock) holds
  * no delivery.
@@ -12,7 +13,7 @@
  * - Nothing is skipped: positions are handed out under the feed counter's lock, held until commit,
  *   so when the counter reads N every event up to N has committed. The pass reads the counter
  *   first, then the events up to it.
- * - Nothing is made twice: the cursor's row lock makes passes of several instances take turns, and
+ * - Nothing is made twice: a pass writes only if the cursor, locked, is still where it read it, and
  *   deliveries and cursor commit together. A pass the store undoes (a crash) leaves the cursor
  *   where it was: the next pass makes the same deliveries, with the same ids. So its commit need not
  *   wait for the disk; the events it reads did.
@@ -82,54 +83,21 @@ export async function fanOut(ds: Datasource, options: FanOutOptions): Promise<Fa
   }
 }
 
-function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolean): Promise<FanOutResult> {
+async function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolean): Promise<FanOutResult> {
   // With a dispatcher, only the events whose deliveries it has room for: the others wait in the
   // feed (at least one event is taken while there is any room). No room, no pass.
   const claim = options.preclaim?.();
-  if (options.preclaim && !claim) return Promise.resolve({ claimed: [], pending: 0, more: false, full: true });
+  if (options.preclaim && !claim) return { claimed: [], pending: 0, more: false, full: true };
   const room = claim ? claim.room : Infinity;
-  // Events read: no more than twice the room (conditions may pass some over).
-  const batch = Math.min(options.batch ?? FANOUT_BATCH, room * 2);
+  // Read before the transaction: its locks (the cursor's row; SQLite's one writer, which every
+  // write of the datasource waits for) are then held only to write.
+  const read = await readPass(ds, options, room);
+  if (!read) return { claimed: [], pending: 0, more: false, full: false };
   return retryingTransaction(ds, async (tx) => {
     const [cursor] = await ds.lockRows!(COUNTER_TABLE, { filter: idIs(FANOUT_CURSOR), fields: ['value'] }, tx);
-    if (!cursor) throw new Error(`events: the fan-out cursor of datasource '${ds.name}' is missing (it is created at start)`);
-    const from = Number(cursor.value);
-    const [feed] = await ds.find(COUNTER_TABLE, { filter: idIs(FEED_COUNTER), fields: ['value'] }, tx);
-    const end = Number(feed?.value ?? from);
-    if (end <= from) return { claimed: [], pending: 0, more: false, full: false };
-    const objects = options.triggers.objects();
-    const rows =
-      objects.length === 0
-        ? []
-        : await ds.find(
-            EVENT_TABLE,
-            {
-              filter: {
-                and: [
-                  { field: 'position', op: 'gt', value: from },
-                  { field: 'position', op: 'le', value: end },
-                  { field: 'object', op: 'in', value: objects },
-                ],
-              },
-              sort: [{ field: 'position', dir: 'asc' }],
-              top: batch,
-            },
-            tx,
-          );
-    let deliveries: NewDelivery[] = [];
-    let upto = from;
-    let full = false;
-    for (const row of rows) {
-      const made = options.triggers.deliveriesOf(fromRow(ds.name, row));
-      if (made.length > 0 && deliveries.length > 0 && deliveries.length + made.length > room) {
-        full = true;
-        break;
-      }
-      deliveries.push(...made);
-      upto = Number(row.position);
-    }
-    const more = !full && rows.length >= batch;
-    if (!full && !more) upto = end;
+    // Another pass (this instance's or another's) moved the cursor meanwhile: what was read is its.
+    if (Number(cursor?.value) !== read.from) return { claimed: [], pending: 0, more: true, full: false };
+    let deliveries = read.deliveries;
     if (skipExisting && deliveries.length > 0) {
       const ids = deliveries.map((d) => d.id);
       const existing = await ds.find(DELIVERY_TABLE, { filter: { field: 'id', op: 'in', value: ids }, fields: ['id'] }, tx);
@@ -138,9 +106,68 @@ function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: boolea
     }
     const claimed = claim && deliveries.length > 0 ? await options.queue.enqueue(ds, tx, deliveries, claim) : [];
     if (!claim && deliveries.length > 0) await options.queue.enqueue(ds, tx, deliveries);
-    if (upto > from) await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: upto }, tx);
-    return { claimed, pending: claim ? 0 : deliveries.length, more, full };
+    await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: read.upto }, tx);
+    return { claimed, pending: claim ? 0 : deliveries.length, more: read.more, full: read.full };
   });
+}
+
+interface PassRead {
+  /** The cursor the pass read: the transaction writes only if it still is. */
+  from: number;
+  /** Where the cursor moves. */
+  upto: number;
+  deliveries: NewDelivery[];
+  more: boolean;
+  full: boolean;
+}
+
+/**
+ * The cursor, then the feed counter, then the events between them a workflow may watch, and the
+ * deliveries they make (no more than `room`); undefined when the cursor is at the feed's end.
+ * Every event up to the counter has committed (positions are handed out under the counter's lock,
+ * held until commit), so reading them outside the pass's transaction skips none.
+ */
+async function readPass(ds: Datasource, options: FanOutOptions, room: number): Promise<PassRead | undefined> {
+  const rows = await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'in', value: [FANOUT_CURSOR, FEED_COUNTER] } });
+  const value = (id: string) => rows.find((r) => r.id === id)?.value;
+  if (value(FANOUT_CURSOR) === undefined) {
+    throw new Error(`events: the fan-out cursor of datasource '${ds.name}' is missing (it is created at start)`);
+  }
+  const from = Number(value(FANOUT_CURSOR));
+  const end = Number(value(FEED_COUNTER) ?? from);
+  if (end <= from) return undefined;
+  // Events read: no more than twice the room (conditions may pass some over).
+  const batch = Math.min(options.batch ?? FANOUT_BATCH, room * 2);
+  const objects = options.triggers.objects();
+  const events =
+    objects.length === 0
+      ? []
+      : await ds.find(EVENT_TABLE, {
+          filter: {
+            and: [
+              { field: 'position', op: 'gt', value: from },
+              { field: 'position', op: 'le', value: end },
+              { field: 'object', op: 'in', value: objects },
+            ],
+          },
+          sort: [{ field: 'position', dir: 'asc' }],
+          top: batch,
+        });
+  const deliveries: NewDelivery[] = [];
+  let upto = from;
+  let full = false;
+  for (const row of events) {
+    const made = options.triggers.deliveriesOf(fromRow(ds.name, row));
+    if (made.length > 0 && deliveries.length > 0 && deliveries.length + made.length > room) {
+      full = true;
+      break;
+    }
+    deliveries.push(...made);
+    upto = Number(row.position);
+  }
+  const more = !full && events.length >= batch;
+  if (!full && !more) upto = end;
+  return { from, upto, deliveries, more, full };
 }
 
 /** How far the fan-out of one datasource is behind its feed: events whose deliveries are still to be made, at most. */

@@ -5,7 +5,7 @@
  * concurrent writes make each delivery exactly once.
  */
 import { expect } from 'chai';
-import type { Datasource, RecordChange } from '../../../kernel';
+import type { Datasource, RecordChange, Transaction, TransactionOptions } from '../../../kernel';
 import { DELIVERY_TABLE, createDeliveryQueue, deliveryTables, fanOut, fanOutBacklog } from '../../../plugins/events/delivery';
 import { Outbox } from '../../../plugins/events/store';
 import { COUNTER_TABLE, FANOUT_CURSOR, outboxTables } from '../../../plugins/events/tables';
@@ -121,6 +121,24 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       // Past the event no workflow fires, to the feed's end.
       expect(await cursor(ds)).to.equal(6);
       expect((await all(ds)).every((d) => d.status === 'claimed' && d.claimedBy === 'a')).to.equal(true);
+    });
+
+    it('a pass whose cursor another pass moved after it read writes nothing and leaves the cursor', async () => {
+      const ds = await open();
+      const other = await open();
+      for (let i = 1; i <= 3; i++) await write(ds, { id: `t${i}` });
+      // Between this pass's reads and its transaction, another instance's pass takes the events.
+      const transaction = ds.transaction.bind(ds);
+      let raced: Promise<unknown> | undefined;
+      ds.transaction = async <T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T> => {
+        raced ??= fanOut(other, { triggers, queue });
+        await raced;
+        return transaction(fn, options);
+      };
+      expect(await fanOut(ds, { triggers, queue })).to.deep.include({ pending: 0, more: true });
+      expect(await raced).to.deep.include({ pending: 3 });
+      expect(await cursor(ds)).to.equal(3);
+      expect((await all(ds)).map((d) => d.id)).to.deep.equal(['default:1:w:0', 'default:2:w:0', 'default:3:w:0']);
     });
 
     it('keeps events the fan-out has not read from retention', async () => {
