@@ -23,8 +23,8 @@ import type * as Server from '../server';
  */
 export type EventsVariant = 'off' | 'outbox' | 'workflow' | 'thread' | 'split' | 'dispatcher';
 
-/** This process's threads, by OS id. */
-const threads = () => new Set(readdirSync('/proc/self/task').map(Number));
+/** This process's threads, by OS id (none known without /proc). */
+const threads = () => new Set(existsSync('/proc/self/task') ? readdirSync('/proc/self/task').map(Number) : []);
 
 async function main(variant: EventsVariant, store: string, receiver: string | undefined) {
   const built = resolve(__dirname, '../dist/server/index.js');
