@@ -40,12 +40,14 @@ describe('drivers/sql: the SQLite write lock across threads', function () {
     const file = join(dir.dir, 'turns.sqlite');
     // Opened here first: the worker, started after, shares this thread's buffer.
     const lock = (held = acquireFileLock(file)).lock;
-    // [0] inside (1 while a section runs), [1] sections that found someone inside, [2] sections by the worker.
-    const shared = new SharedArrayBuffer(12);
+    // [0] inside (1 while a section runs), [1] sections that found someone inside, [2] sections so
+    // far, [3...] who ran each section, in order (1 the main thread, 2 the worker).
+    const shared = new SharedArrayBuffer(4 * 203);
     const flags = new Int32Array(shared);
     const section = async () => {
       if (Atomics.exchange(flags, 0, 1) !== 0) Atomics.add(flags, 1, 1);
       await new Promise((r) => setTimeout(r, 1));
+      Atomics.store(flags, 3 + Atomics.add(flags, 2, 1), 1);
       Atomics.store(flags, 0, 0);
     };
     const worker = lockWorker(
@@ -57,8 +59,8 @@ describe('drivers/sql: the SQLite write lock across threads', function () {
         for (let i = 0; i < 100; i++) await lock.runExclusive(async () => {
           if (Atomics.exchange(flags, 0, 1) !== 0) Atomics.add(flags, 1, 1);
           await new Promise((r) => setTimeout(r, 1));
+          Atomics.store(flags, 3 + Atomics.add(flags, 2, 1), 2);
           Atomics.store(flags, 0, 0);
-          Atomics.add(flags, 2, 1);
         });
       }`,
     );
@@ -71,21 +73,20 @@ describe('drivers/sql: the SQLite write lock across threads', function () {
     await said('ready');
     worker.postMessage('go');
     // The main thread asks without pause: the worker must still get its turns meanwhile.
-    let mine = 0;
-    let workerDuringMine = -1;
     const mainDone = (async () => {
-      for (let i = 0; i < 100; i++) {
-        await lock.runExclusive(section);
-        mine++;
-        if (mine === 50) workerDuringMine = Atomics.load(flags, 2);
-      }
+      for (let i = 0; i < 100; i++) await lock.runExclusive(section);
     })();
     await Promise.all([mainDone, workerDone]);
     await worker.terminate();
     expect(Atomics.load(flags, 1), 'sections that overlapped').to.equal(0);
-    expect(Atomics.load(flags, 2)).to.equal(100);
-    // First come, first served: halfway through the main thread's sections, the worker had about as many.
-    expect(workerDuringMine, 'worker sections while the main thread did 50').to.be.within(40, 60);
+    const order = Array.from(flags.subarray(3, 203)).join('');
+    expect(order.replace(/1/g, '')).to.have.length(100);
+    // First come, first served: once both ask, they alternate. Between the worker's first section
+    // and its last, the main thread never ran more than a few in a row (a thread between two of its
+    // sections is not waiting yet, so two in a row happen).
+    const both = order.slice(order.indexOf('2'), order.lastIndexOf('2'));
+    const longest = Math.max(...both.split('2').map((run) => run.length));
+    expect(longest, `the main thread's longest run while the worker asked: ${order}`).to.be.at.most(3);
   });
 
   it('a worker that ends holding its turn holds up the other thread for a bounded time only', async () => {
