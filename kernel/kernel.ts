@@ -61,6 +61,8 @@ export interface PluginCatalog {
 export interface KernelOptions {
   /** Where log lines go (default stdout): a test or an application can capture them here. */
   logDestination?: DestinationStream;
+  /** Fields on every log line of this kernel, telling its lines from another's in one process (`{thread: 'events-dispatch'}`). */
+  logBindings?: Record<string, unknown>;
   /** Plugins and drivers known by name; anything else a config names is loaded as a module. */
   catalog?: PluginCatalog;
   /**
@@ -114,7 +116,7 @@ export class Kernel {
     this.serves = options.serve ?? true;
     this.factory = options.factory;
     this.hooks = createHooks();
-    this.logger = createLogger(this.config.logLevel, options.logDestination);
+    this.logger = createLogger(this.config.logLevel, options.logDestination, options.logBindings);
     this.container = createContainer<KernelServices>({ strict: true });
     this.container.register({
       config: asValue(this.config),

@@ -40,10 +40,12 @@ export function redactPaths(keys: readonly string[] = REDACTED_KEYS): string[] {
 }
 
 /** The kernel's logger; `destination` (default stdout) lets a test or an application capture the lines. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/** `bindings`: fields on every line (KernelOptions.logBindings). */
+export function createLogger(level: string, destination?: DestinationStream, bindings?: Record<string, unknown>): Logger {
   // Credentials never reach the log, whatever a plugin logs.
   const options = { level, redact: { paths: redactPaths(), censor: REDACT_CENSOR } };
-  return destination ? pino(options, destination) : pino(options);
+  const logger = destination ? pino(options, destination) : pino(options);
+  return bindings ? logger.child(bindings) : logger;
 }
 
 /**

@@ -176,6 +176,29 @@ describe('kernel', () => {
     });
   });
 
+  it('serve: false starts without binding a port; logBindings are on every log line', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const kernel = new Kernel(
+      { ...BASE, logLevel: 'info', metadata: [] },
+      {
+        serve: false,
+        logBindings: { thread: 'events-dispatch' },
+        logDestination: { write: (line: string) => lines.push(JSON.parse(line)) },
+      },
+    );
+    await kernel.start();
+    try {
+      expect(kernel.serves).to.equal(false);
+      expect(() => kernel.http.url).to.throw('HTTP server is not listening');
+      const started = lines.find((l) => l.msg === 'ObjectQL started');
+      expect(started).to.include({ thread: 'events-dispatch' });
+      expect(started).to.not.have.property('url');
+      expect(lines.every((l) => l.thread === 'events-dispatch')).to.equal(true);
+    } finally {
+      await kernel.stop();
+    }
+  });
+
   describe('HTTP host', () => {
     let server: BareKernel;
     before(async () => {

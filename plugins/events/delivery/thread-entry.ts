@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the composition root that made the main kernel, known at run time
     const { createKernel } = require(factory) as { createKernel: Factory };
-    const made = await createKernel(config, { serve: false });
+    const made = await createKernel(config, { serve: false, logBindings: { thread: 'events-dispatch' } });
     made.provide('pubsub', mainThreadPubSub());
     await made.start();
     kernel = made;
