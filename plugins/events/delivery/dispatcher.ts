@@ -170,7 +170,7 @@ class DatasourceLoop {
   }
 
   wake(): void {
-    if (!this.stopped) this.passes.wake();
+    this.passes.wake();
   }
 
   preclaim(): (Preclaim & { room: number }) | undefined {

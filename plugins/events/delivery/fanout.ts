@@ -128,13 +128,11 @@ interface PassRead {
  * held until commit), so reading them outside the pass's transaction skips none.
  */
 async function readPass(ds: Datasource, options: FanOutOptions, room: number): Promise<PassRead | undefined> {
-  const rows = await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'in', value: [FANOUT_CURSOR, FEED_COUNTER] } });
-  const value = (id: string) => rows.find((r) => r.id === id)?.value;
-  if (value(FANOUT_CURSOR) === undefined) {
+  const { cursor: from, feed } = await counters(ds);
+  if (from === undefined) {
     throw new Error(`events: the fan-out cursor of datasource '${ds.name}' is missing (it is created at start)`);
   }
-  const from = Number(value(FANOUT_CURSOR));
-  const end = Number(value(FEED_COUNTER) ?? from);
+  const end = feed ?? from;
   if (end <= from) return undefined;
   // Events read: no more than twice the room (conditions may pass some over).
   const batch = Math.min(options.batch ?? FANOUT_BATCH, room * 2);
@@ -182,11 +180,20 @@ export interface FanOutBacklog {
 }
 
 export async function fanOutBacklog(ds: Datasource): Promise<FanOutBacklog> {
-  const rows = await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'in', value: [FEED_COUNTER, FANOUT_CURSOR] } });
-  const value = (id: string) => Number(rows.find((r) => r.id === id)?.value ?? 0);
-  const feed = value(FEED_COUNTER);
-  const fanout = Math.min(feed, value(FANOUT_CURSOR));
+  const read = await counters(ds);
+  const feed = read.feed ?? 0;
+  const fanout = Math.min(feed, read.cursor ?? 0);
   return { datasource: ds.name, feed, fanout, behind: feed - fanout };
+}
+
+/** The fan-out's cursor and the feed counter, read together (one statement, one snapshot); undefined where a row is missing. */
+async function counters(ds: Datasource): Promise<{ cursor: number | undefined; feed: number | undefined }> {
+  const rows = await ds.find(COUNTER_TABLE, { filter: { field: 'id', op: 'in', value: [FANOUT_CURSOR, FEED_COUNTER] } });
+  const value = (id: string) => {
+    const row = rows.find((r) => r.id === id);
+    return row === undefined ? undefined : Number(row.value);
+  };
+  return { cursor: value(FANOUT_CURSOR), feed: value(FEED_COUNTER) };
 }
 
 export interface FanOutLoopOptions extends FanOutOptions {
@@ -225,7 +232,7 @@ export class FanOutLoop {
   }
 
   wake(): void {
-    if (!this.stopped) this.passes.wake();
+    this.passes.wake();
   }
 
   private async pass(): Promise<void> {
