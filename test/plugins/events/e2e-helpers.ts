@@ -10,6 +10,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../helpers/free-port';
+import { identityHeader, type TestServer } from '../../helpers/server';
+import { ADMIN } from './outbox-helpers';
 
 export const FIXTURES = resolve(__dirname, 'fixtures/e2e');
 export const ROOT = resolve(__dirname, '../../..');
@@ -131,6 +133,11 @@ export async function until<T>(
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An admin's retry of a delivery through the admin API, on a server started with `identityFromHeader`. */
+export function retryDelivery(s: TestServer, id: string): ReturnType<TestServer['request']> {
+  return s.request('POST', `/api/events/deliveries/${encodeURIComponent(id)}/retry`, undefined, identityHeader(ADMIN));
+}
 
 /**
  * The ordering checks per record over the calls of one path:

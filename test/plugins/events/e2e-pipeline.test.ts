@@ -18,10 +18,8 @@ import { verifySignature } from '../../../plugins/events/actions';
 import { DELIVERY_TABLE, fromDeliveryRow } from '../../../plugins/events/delivery';
 import { openNamespace, type Namespace } from '../../drivers/sql/helpers';
 import { identityHeader, startServer, type TestServer } from '../../helpers/server';
-import { checkDeliveries, FIXTURES, hookId, Receiver, SECRET, sleep, until, type Received } from './e2e-helpers';
-
-const MANAGER = { id: 'mia', roles: ['manager'] };
-const ADMIN = { id: 'root', roles: ['admin'] };
+import { checkDeliveries, FIXTURES, hookId, Receiver, retryDelivery, SECRET, sleep, until, type Received } from './e2e-helpers';
+import { ADMIN, MANAGER } from './outbox-helpers';
 
 describe('events end to end: REST → outbox → dispatcher → webhook receiver (SQLite, one process)', function () {
   this.timeout(30_000);
@@ -251,12 +249,7 @@ describe('events end to end: REST → outbox → dispatcher → webhook receiver
     expect(receiver.calls('/dead').filter((c) => c.deliveryId === dead.id)).to.have.length(2);
 
     failing = false;
-    const retried = await s.request(
-      'POST',
-      `/api/events/deliveries/${encodeURIComponent(dead.id)}/retry`,
-      undefined,
-      identityHeader(ADMIN),
-    );
+    const retried = await retryDelivery(s, dead.id);
     expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
     expect(retried.body).to.include({ id: dead.id, status: 'pending', attempts: 0 });
     await until('the retried delivery answered 2xx', () => receiver.delivered('/dead').has(dead.id), 5000);

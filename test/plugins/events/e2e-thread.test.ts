@@ -17,10 +17,9 @@ import { join } from 'node:path';
 import { RECORD_CHANGED_CHANNEL, type RecordChange } from '../../../kernel';
 import { openNamespace, requireDialect, type DialectLabel, type Namespace } from '../../drivers/sql/helpers';
 import { identityHeader, startServer, type TestServer } from '../../helpers/server';
-import { checkDeliveries, FIXTURES, hookId, Receiver, SECRET, until } from './e2e-helpers';
+import { checkDeliveries, FIXTURES, hookId, Receiver, retryDelivery, SECRET, until } from './e2e-helpers';
+import { ADMIN, MANAGER } from './outbox-helpers';
 
-const MANAGER = { id: 'mia', roles: ['manager'] };
-const ADMIN = { id: 'root', roles: ['admin'] };
 const EVENTS = {
   dispatcher: { thread: true, pollMs: 50, batch: 20, leaseSeconds: 2, concurrency: 4 },
   retry: { maxAttempts: 1000, initialDelayMs: 20, maxDelayMs: 200 },
@@ -130,12 +129,7 @@ for (const label of ['sqlite', 'postgres', 'mysql'] as DialectLabel[]) {
           .items as Array<{ id: string; event: { id: string } }>;
       const dead = await until('the delivery dead after two tries', async () => (await list()).find((d) => d.event.id === r.body.id));
       receiver.answers.set('/dead', () => 200);
-      const retried = await s.request(
-        'POST',
-        `/api/events/deliveries/${encodeURIComponent(dead.id)}/retry`,
-        undefined,
-        identityHeader(ADMIN),
-      );
+      const retried = await retryDelivery(s, dead.id);
       expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
       await until('the retried delivery answered', () => receiver.delivered('/dead').has(dead.id));
     });
