@@ -366,18 +366,15 @@ async function benchEventsOn(store: EventsStore, pin: Pinning): Promise<void> {
       `\nWith a workflow ÷ events off: ${ratio.toFixed(2)} (per round ${perRound.join(', ')}); goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'not met'}. ` +
         `What attaching the workflow alone costs, with a workflow ÷ outbox only: ${overOutbox.toFixed(2)}.`,
     );
-    if (variants.includes('thread')) {
-      const thread = mean(loads.thread.map((m) => m.rps));
+    const sentElsewhere: Array<[LoadedVariant, string]> = [
+      ['thread', 'Sent by the dispatch thread, requests/s'],
+      ['split', "Sent by a second instance, the writing instance's requests/s"],
+    ];
+    for (const [v, what] of sentElsewhere) {
+      if (!variants.includes(v)) continue;
+      const rps = mean(loads[v].map((m) => m.rps));
       console.log(
-        `Sent by the dispatch thread, requests/s ÷ events off: ${(off > 0 ? thread / off : NaN).toFixed(2)}; ` +
-          `÷ outbox only: ${(outbox > 0 ? thread / outbox : NaN).toFixed(2)}.`,
-      );
-    }
-    if (variants.includes('split')) {
-      const split = mean(loads.split.map((m) => m.rps));
-      console.log(
-        `Sent by a second instance, the writing instance's requests/s ÷ events off: ${(off > 0 ? split / off : NaN).toFixed(2)}; ` +
-          `÷ outbox only: ${(outbox > 0 ? split / outbox : NaN).toFixed(2)}.`,
+        `${what} ÷ events off: ${(off > 0 ? rps / off : NaN).toFixed(2)}; ÷ outbox only: ${(outbox > 0 ? rps / outbox : NaN).toFixed(2)}.`,
       );
     }
 
