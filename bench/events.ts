@@ -33,7 +33,8 @@
  * processes, every delivery made (the drain included): steadier than requests/s on a shared
  * machine, and it counts the deliveries a saturated run leaves for after the load.
  * EVENTS_PROFILE=1 (or =off, =outbox) runs the workflow server (or that one) under `node --cpu-prof` and
- * prints where the profile is.
+ * prints where the profile is. EVENTS_VARIANTS=workflow,thread (say) runs only those of the delivering
+ * servers, beside the two the ratios divide by.
  */
 import autocannon from 'autocannon';
 import { Client } from 'pg';
@@ -77,8 +78,13 @@ const LABEL: Record<LoadedVariant, string> = {
   thread: 'events on, one webhook workflow, sent by a dispatch thread',
   split: 'events on, one webhook workflow, sent by a second instance',
 };
+/** EVENTS_VARIANTS: the delivering servers to run (default all); the two the ratios divide by always run. */
+const ONLY = process.env.EVENTS_VARIANTS?.split(',').map((s) => s.trim());
 const variantsOf = (store: EventsStore): LoadedVariant[] =>
-  store === 'postgres' ? ['off', 'outbox', 'workflow', 'thread', 'split'] : ['off', 'outbox', 'workflow', 'thread'];
+  (store === 'postgres'
+    ? (['off', 'outbox', 'workflow', 'thread', 'split'] as const)
+    : (['off', 'outbox', 'workflow', 'thread'] as const)
+  ).filter((v) => !ONLY || !DELIVERING.has(v) || ONLY.includes(v));
 /** The servers whose writes trigger deliveries. */
 const DELIVERING = new Set<LoadedVariant>(['workflow', 'thread', 'split']);
 

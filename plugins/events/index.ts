@@ -113,7 +113,7 @@ export default definePlugin((options: EventsOptions = {}) => {
         thread = new DispatchThread(kernel, settings);
         await thread.start();
       } else if (settings.dispatcher.enabled && outboxNames.length > 0) {
-        runner = createActionRunner(kernel, settings);
+        runner = createActionRunner(kernel, settings, { concurrency: settings.dispatcher.concurrency });
         const windowMs = mainPort ? THREAD_BATCH_WINDOW_MS : BATCH_WINDOW_MS;
         dispatcher = startDispatcher({
           kernel,

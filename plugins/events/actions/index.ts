@@ -13,13 +13,13 @@ import type { DataRecord, Kernel } from '../../../kernel';
 import type { ActionContext, ActionRunner, PublishAction, WebhookAction, WorkflowAction } from '../types';
 import { AmqpPublisher, NatsPublisher, type AmqpSettings, type NatsSettings } from './brokers';
 import { renderTemplate } from './template';
-import { sendWebhook, type WebhookSettings } from './webhook';
+import { WebhookSender } from './webhook';
 import type { LookupAll } from './ssrf';
 
 export { renderTemplate, templateProblems, TEMPLATE_ROOTS } from './template';
 export { signPayload, verifySignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER } from './signature';
 export { isBlockedAddress, resolveTarget, type LookupAll } from './ssrf';
-export { sendWebhook, webhookHeaders, MAX_RESPONSE_BYTES } from './webhook';
+export { WebhookSender, webhookHeaders, MAX_RECEIVERS, MAX_RESPONSE_BYTES } from './webhook';
 export { AmqpPublisher, NatsPublisher, subjectCovers } from './brokers';
 
 /** What of the plugin's settings the runner uses (the plugin's EventsSettings has it all). */
@@ -29,6 +29,8 @@ export interface ActionSettings {
 }
 
 export interface ActionRunnerOptions {
+  /** Actions run at once (the dispatcher's concurrency): the connections kept per webhook receiver. Default 8. */
+  concurrency?: number;
   /** For tests: how webhook host names resolve (default: the system resolver). */
   lookup?: LookupAll;
 }
@@ -70,11 +72,12 @@ function bodyOf(action: WebhookAction | PublishAction, context: ActionContext): 
 export function createActionRunner(kernel: Kernel, settings: ActionSettings, options: ActionRunnerOptions = {}): ActionRunner {
   let nats: NatsPublisher | undefined;
   let amqp: AmqpPublisher | undefined;
-  const webhookSettings: WebhookSettings = {
+  const webhooks = new WebhookSender({
     allowHosts: settings.webhooks.allowHosts,
     maxBodyBytes: settings.webhooks.maxBodyBytes,
+    connections: options.concurrency ?? 8,
     ...(options.lookup ? { lookup: options.lookup } : {}),
-  };
+  });
 
   async function runEngine(action: Extract<WorkflowAction, { type: 'update' | 'create' }>, context: ActionContext): Promise<void> {
     const { workflow, event, delivery } = context;
@@ -118,11 +121,7 @@ export function createActionRunner(kernel: Kernel, settings: ActionSettings, opt
       if (context.signal.aborted) throw new Error('action cancelled: the dispatcher is stopping');
       switch (action.type) {
         case 'webhook':
-          await sendWebhook(
-            action,
-            { deliveryId: context.delivery.id, body: bodyOf(action, context), signal: context.signal },
-            webhookSettings,
-          );
+          await webhooks.send(action, { deliveryId: context.delivery.id, body: bodyOf(action, context), signal: context.signal });
           return;
         case 'update':
         case 'create':
@@ -136,7 +135,7 @@ export function createActionRunner(kernel: Kernel, settings: ActionSettings, opt
       }
     },
     async close() {
-      const closing = [nats?.close(), amqp?.close()].filter((p): p is Promise<void> => p !== undefined);
+      const closing = [webhooks.close(), nats?.close(), amqp?.close()].filter((p): p is Promise<void> => p !== undefined);
       nats = undefined;
       amqp = undefined;
       await Promise.all(closing);

@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createActionRunner, verifySignature, type ActionSettings } from '../../../plugins/events/actions';
+import { createActionRunner, MAX_RECEIVERS, verifySignature, type ActionSettings } from '../../../plugins/events/actions';
 import type {
   ActionRunner,
   Delivery,
@@ -118,7 +118,8 @@ describe('events: actions', function () {
     delivery = deliveryFor(),
     workflow = workflowWith([action]),
     signal = new AbortController().signal,
-  ) => runner.run(action, { kernel: server.kernel, workflow, delivery, event: delivery.payload.event, signal });
+    by = runner,
+  ) => by.run(action, { kernel: server.kernel, workflow, delivery, event: delivery.payload.event, signal });
 
   describe('webhook', () => {
     const hook = (over: Partial<WebhookAction> = {}): WebhookAction => ({
@@ -236,6 +237,65 @@ describe('events: actions', function () {
 
     it('a body above the limit is refused', async () => {
       await expectRejected(run(hook({ body: 'z'.repeat(5000) })), /above the limit of 4096/);
+    });
+
+    it('keeps its connection to a receiver between deliveries', async () => {
+      let connections = 0;
+      const count = () => connections++;
+      receiver.on('connection', count);
+      try {
+        for (let i = 0; i < 3; i++) await run(hook());
+      } finally {
+        receiver.off('connection', count);
+      }
+      expect(received).to.have.length(3);
+      expect(connections).to.be.at.most(1);
+    });
+
+    it("connects to the address the guard checked, with the URL's host name as Host", async () => {
+      const port = (receiver.address() as AddressInfo).port;
+      const named = createActionRunner(
+        server.kernel,
+        { ...settings, webhooks: { ...settings.webhooks, allowHosts: ['hooks.test'] } },
+        { lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) },
+      );
+      const action = hook({ url: `http://hooks.test:${port}/named` });
+      const delivery = deliveryFor();
+      try {
+        await named.run(action, {
+          kernel: server.kernel,
+          workflow: workflowWith([action]),
+          delivery,
+          event,
+          signal: new AbortController().signal,
+        });
+      } finally {
+        await named.close();
+      }
+      expect(received.map((r) => [r.url, r.headers.host])).to.deep.equal([['/named', `hooks.test:${port}`]]);
+    });
+
+    it(`keeps the connections of ${MAX_RECEIVERS} receivers at most: the least recently used is closed`, async () => {
+      const closed: number[] = [];
+      const receivers = await Promise.all(
+        Array.from({ length: MAX_RECEIVERS + 1 }, async (_, i) => {
+          const r = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+          r.on('connection', (socket) => socket.on('close', () => closed.push(i)));
+          await new Promise<void>((resolve) => r.listen(0, '127.0.0.1', resolve));
+          return r;
+        }),
+      );
+      const own = createActionRunner(server.kernel, settings);
+      try {
+        for (const r of receivers)
+          await run(hook({ url: `http://127.0.0.1:${(r.address() as AddressInfo).port}/` }), deliveryFor(), undefined, undefined, own);
+        for (let i = 0; i < 50 && !closed.includes(0); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(closed).to.deep.equal([0]);
+      } finally {
+        await own.close();
+        for (const r of receivers) r.closeAllConnections();
+        await Promise.all(receivers.map((r) => new Promise((resolve) => r.close(resolve))));
+      }
     });
 
     it('a receiver that is not listening: the error names the host', async () => {
