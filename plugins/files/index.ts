@@ -124,7 +124,10 @@ async function openStorage(k: Kernel, settings: FilesSettings, apiBase: string):
   if (s.type === 'memory') return { storage: new MemoryStorage({ baseUrl: s.baseUrl ?? apiBase }), metadataDir };
   if (s.type === 's3') {
     const { type: _type, baseUrl, ...s3 } = s;
-    return { storage: new S3Storage({ ...s3, baseUrl: baseUrl ?? apiBase }), metadataDir };
+    const storage = new S3Storage({ ...s3, baseUrl: baseUrl ?? apiBase });
+    // Loaded before the first request: the first readiness probe must time the bucket, not the import.
+    await storage.load();
+    return { storage, metadataDir };
   }
   return { storage: adaptCustomStorage(await loadCustomBackend(k, s.module, s.options)), metadataDir };
 }

@@ -2,8 +2,8 @@
  * Files in an S3-compatible bucket (AWS S3, MinIO, ...). An id maps to the key
  * `<prefix><id>`, or `<prefix><folder>/<id>` when the id carries a folder, as on the local disk.
  * Uploads are streamed with a multipart upload (at most PART_SIZE × QUEUE_SIZE bytes held at a
- * time); one over the limit is aborted and its key deleted. The SDK is loaded on first use, so a
- * service without this backend never pays for it. Credentials: the explicit keys when given,
+ * time); one over the limit is aborted and its key deleted. The SDK is loaded when the plugin
+ * starts with this backend (`load`), so a service without it never pays for it. Credentials: the explicit keys when given,
  * else the SDK's standard chain (AWS_* environment variables, shared config, instance role).
  */
 import { PassThrough, Readable } from 'node:stream';
@@ -127,6 +127,11 @@ export class S3Storage implements FileStorage {
 
   getPublicUrl(id: string): string {
     return joinUrl(this.baseUrl, id);
+  }
+
+  /** Loads the SDK and makes the client; connects to nothing. */
+  async load(): Promise<void> {
+    await this.s3();
   }
 
   /** The bucket answers a HeadBucket: it exists and these credentials reach it. */
