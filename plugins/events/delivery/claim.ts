@@ -14,19 +14,18 @@
  *   is still claimed by this instance: a claim lost to another instance is left alone;
  * - a delivery may also start claimed: the fan-out (fanout.ts) writes it claimed by this instance
  *   when this instance's dispatcher has room. No other instance can see the row before it commits,
- *   and it is then claimed like any other: the same leases, renewals and settlements. Once it
- *   committed, the dispatcher checks its key's order with a read of its own (`mayRunNow`): every
- *   earlier delivery has a lower position, so an earlier or the same fan-out made it, and that read
- *   sees it. One still to run takes the new delivery's place; it is given back, pending, to run
- *   after it. (A read inside the fan-out's transaction could miss one another instance's fan-out
- *   just committed: on MariaDB that transaction may read an older snapshot.) This saves the claim's
- *   transaction for nearly every delivery.
+ *   and it is then claimed like any other: the same leases, renewals and settlements. Its key's
+ *   order is checked in the fan-out's transaction, once it holds the cursor (`mayRunNow`, a locking
+ *   read: the latest committed rows, whatever snapshot the transaction has): every earlier delivery
+ *   has a lower position, so an earlier fan-out made it, and that fan-out committed before this one
+ *   got the cursor. A delivery an earlier one of its key still holds back is written pending, to be
+ *   claimed after it. This saves the claim's transaction for nearly every delivery.
  *
  * Deliveries are rows, made from committed events (fanout.ts): they survive any restart.
  */
 import { ObjectQLError, type Datasource, type DbRecord, type Filter, type Transaction } from '../../../kernel';
 import type { Delivery } from '../types';
-import { eligibleRows } from './eligible';
+import { eligibleRows, type OrderedRow } from './eligible';
 import { DELIVERY_TABLE, fromDeliveryRow } from './table';
 
 /** Pages of due rows a claim reads at most while earlier ones are all blocked by their key's order. */
@@ -152,11 +151,13 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<C
 
 /**
  * The candidates the order of their keys lets run now: those with no earlier delivery of their key
- * still to run (pending or claimed) other than candidates themselves. One query for every key.
+ * still to run (pending or claimed) other than candidates themselves. One query for every key; with
+ * `lock`, a locking read (the rows as last committed, held until `tx` ends).
  */
-export async function mayRunNow<T extends Delivery>(ds: Datasource, candidates: T[], tx?: Transaction): Promise<T[]> {
+export async function mayRunNow<T extends OrderedRow>(ds: Datasource, candidates: T[], tx: Transaction, lock = false): Promise<T[]> {
   if (candidates.length === 0) return [];
-  const active = await ds.find(
+  const read = lock && ds.lockRows ? ds.lockRows.bind(ds) : ds.find.bind(ds);
+  const active = await read(
     DELIVERY_TABLE,
     {
       filter: {

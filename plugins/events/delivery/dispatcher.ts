@@ -8,9 +8,9 @@
  *   of actions ends with some left; never two at once for one datasource: a wake during a pass runs
  *   one more pass after it.
  * - Deliveries this instance's fan-out makes need no pass: it makes only as many as fit beside
- *   those waiting to start (`preclaim`), writes them already claimed by this instance, and hands
- *   them over once committed (`adopt`); those an earlier delivery of their key still holds back are
- *   given back, pending (claim.ts). When a chain ends the fan-out hears of it (`onRoom`).
+ *   those waiting to start (`preclaim`), writes them already claimed by this instance where their
+ *   key's order lets them run (claim.ts), and hands those over once committed (`adopt`). When a
+ *   chain ends the fan-out hears of it (`onRoom`).
  * - What a pass claimed is grouped by ordering key into chains. Up to `concurrency` chains run at
  *   once (per instance, over all datasources); a chain runs its deliveries one after another in
  *   sequence order. When one fails and will be retried, the rest of its chain is released (pending
@@ -28,7 +28,7 @@
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import type { ActionRunner, Delivery, Preclaim, Workflow } from '../types';
 import { mayRetry, retryDelayMs } from './backoff';
-import { claimDue, mayRunNow, release, renewClaims, settleMany } from './claim';
+import { claimDue, release, renewClaims, settleMany } from './claim';
 import { chainsByKey } from './eligible';
 import { errorText } from './table';
 import { Passes } from './passes';
@@ -130,9 +130,6 @@ class DatasourceLoop {
   private overloaded = false;
   private poll: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
-  /** Deliveries adopted and not yet checked against their keys' order, and the check under way. */
-  private readonly adopting: Delivery[] = [];
-  private checking: Promise<void> | undefined;
   /** Chains claimed and not started yet. */
   private readonly queue: Delivery[][] = [];
   /** Every claim this loop holds (queued or running), by id; the value aborts its action. */
@@ -174,7 +171,7 @@ class DatasourceLoop {
   }
 
   preclaim(): (Preclaim & { room: number }) | undefined {
-    const room = this.options.settings.batch - this.queuedCount() - this.adopting.length;
+    const room = this.options.settings.batch - this.queuedCount();
     // Older deliveries waiting unclaimed go first; and nothing until half the batch is free, so
     // that under load each fan-out brings many, where one per finished chain would cost a
     // transaction per delivery.
@@ -182,40 +179,15 @@ class DatasourceLoop {
     return { instanceId: this.options.instanceId, until: new Date(Date.now() + this.leaseMs).toISOString(), room };
   }
 
+  /** Runs deliveries the fan-out wrote claimed by this instance (their keys' order checked). */
   adopt(deliveries: Delivery[]): void {
-    if (deliveries.length === 0) return;
-    // Held from now on, so renewals cover them while their order is checked.
-    for (const d of deliveries) this.held.set(d.id, new AbortController());
-    this.adopting.push(...deliveries);
-    this.checking ??= this.checkAdopted();
-  }
-
-  /**
-   * The deliveries adopted in one turn of the event loop, checked against their keys' order with
-   * one read (claim.ts, mayRunNow): those an earlier delivery still holds back are given back.
-   */
-  private async checkAdopted(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.adopting.length > 0) {
-      const batch = this.adopting.splice(0);
-      let runnable: Delivery[] = [];
-      try {
-        runnable = await mayRunNow(this.ds, batch);
-      } catch (err) {
-        this.log.warn({ err: errorText(err) }, 'events: checking the order of new deliveries failed; they are given back');
-      }
-      const now = new Set(runnable.map((d) => d.id));
-      await this.releaseQuietly(batch.filter((d) => !now.has(d.id)).map((d) => d.id));
-      await this.take(runnable);
-    }
-    this.checking = undefined;
+    void this.take(deliveries);
   }
 
   /** Holds deliveries claimed by this instance and queues them to run; gives them back once stopped. */
   private async take(claimed: Delivery[]): Promise<void> {
     if (claimed.length === 0) return;
-    // An adopted delivery is held already, and its controller may have been aborted meanwhile (claim lost).
-    for (const d of claimed) if (!this.held.has(d.id)) this.held.set(d.id, new AbortController());
+    for (const d of claimed) this.held.set(d.id, new AbortController());
     if (this.stopped) {
       await this.releaseQuietly(claimed.map((d) => d.id));
       return;
@@ -415,7 +387,6 @@ class DatasourceLoop {
     this.stopped = true;
     clearInterval(this.poll);
     await this.passes.stop();
-    await this.checking;
     const queued = this.queue.splice(0).flat();
     await this.releaseQuietly(queued.map((d) => d.id));
     const timeout = this.options.settings.stopTimeoutMs ?? 10_000;

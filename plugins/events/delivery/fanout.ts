@@ -28,16 +28,17 @@
  * datasource, and at most one per batch window (window.ts).
  *
  * Backpressure: a pass makes only the deliveries this instance's dispatcher has room for (`batch`
- * waiting to start, `preclaim`), all written claimed by it and handed to it once committed
- * (`adopt`); the events after wait in the feed, durable, for the next pass here or on another
- * instance with room. So a delivery made is one about to run, and under overload the deliveries
- * table does not fill with pending rows each to be claimed again.
+ * waiting to start, `preclaim`), written claimed by it and handed to it once committed (`adopt`),
+ * but for those an earlier delivery of their key holds back (written pending, claim.ts); the events
+ * after wait in the feed, durable, for the next pass here or on another instance with room. So a
+ * delivery made is one about to run, and under overload the deliveries table does not fill with
+ * pending rows each to be claimed again.
  */
 import { ObjectQLError, type Datasource, type Kernel } from '../../../kernel';
 import { COUNTER_TABLE, EVENT_TABLE, FANOUT_CURSOR, FEED_COUNTER, fromRow } from '../tables';
 import type { Delivery, DeliveryQueue, NewDelivery, Preclaim } from '../types';
 import type { Triggers } from '../workflows/triggers';
-import { retryingTransaction } from './claim';
+import { mayRunNow, retryingTransaction } from './claim';
 import { DELIVERY_TABLE, errorText } from './table';
 import { Passes } from './passes';
 import { BatchWindow } from './window';
@@ -46,9 +47,9 @@ import { BatchWindow } from './window';
 export const FANOUT_BATCH = 500;
 
 export interface FanOutResult {
-  /** Deliveries written claimed by this instance, to adopt. */
+  /** Deliveries written claimed by this instance, to adopt: their keys' order lets them run now. */
   claimed: Delivery[];
-  /** Deliveries written pending. */
+  /** Deliveries written pending: all of them without a claim, else those held back by an earlier one of their key. */
   pending: number;
   /** The pass stopped at its batch: more events wait. */
   more: boolean;
@@ -104,10 +105,19 @@ async function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: 
       const made = new Set(existing.map((row) => String(row.id)));
       deliveries = deliveries.filter((d) => !made.has(d.id));
     }
-    const claimed = claim && deliveries.length > 0 ? await options.queue.enqueue(ds, tx, deliveries, claim) : [];
-    if (!claim && deliveries.length > 0) await options.queue.enqueue(ds, tx, deliveries);
+    let claimed: Delivery[] = [];
+    let pending = deliveries;
+    if (claim) {
+      // Claimed only where the order of their keys lets them run now (claim.ts): no earlier
+      // delivery of their key still to run. The others wait, pending, behind it.
+      const runnable = await mayRunNow(ds, deliveries, tx, true);
+      const now = new Set(runnable.map((d) => d.id));
+      pending = deliveries.filter((d) => !now.has(d.id));
+      if (runnable.length > 0) claimed = await options.queue.enqueue(ds, tx, runnable, claim);
+    }
+    if (pending.length > 0) await options.queue.enqueue(ds, tx, pending);
     await ds.updateWhere!(COUNTER_TABLE, idIs(FANOUT_CURSOR), { value: read.upto }, tx);
-    return { claimed, pending: claim ? 0 : deliveries.length, more: read.more, full: read.full };
+    return { claimed, pending: pending.length, more: read.more, full: read.full };
   });
 }
 

@@ -96,25 +96,6 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       await until('room again', () => Promise.resolve(d.preclaim('default')));
     });
 
-    it('gives back an adopted delivery that an earlier one of its key holds back: it runs after it', async () => {
-      const ds = await open();
-      const calls: Call[] = [];
-      // An earlier delivery of key k, still pending (another instance's write, say).
-      await enqueue(ds, [delivery('w', 'k', 1)]);
-      // Its first attempt fails: it waits for its retry, and the later one must wait behind it.
-      const d = dispatch(ds, [workflow('w')], fakeRunner('a', calls, new Map([['k', 1]])));
-      const queue = createDeliveryQueue();
-      const claimed = await ds.transaction((tx) => queue.enqueue(ds, tx, [delivery('w', 'k', 2)], d.preclaim('default')));
-      expect(claimed).to.have.length(1);
-      d.adopt('default', claimed);
-      await until('both done', async () => (await all(ds)).every((r) => r.status === 'done'));
-      expect(calls.map((c) => [c.sequence, c.ok])).to.deep.equal([
-        [1000, false],
-        [1000, true],
-        [2000, true],
-      ]);
-    });
-
     it('retention deletes old deliveries that are over and keeps those still to run or dead', async () => {
       const ds = await open();
       await enqueue(

@@ -123,6 +123,27 @@ describeDialects('events: fan-out', (ns: () => Namespace, label) => {
       expect((await all(ds)).every((d) => d.status === 'claimed' && d.claimedBy === 'a')).to.equal(true);
     });
 
+    it('with a dispatcher, writes pending what an earlier delivery of its key still holds back; claims the rest', async () => {
+      const ds = await open();
+      const claim = () => ({ instanceId: 'a', until: new Date(Date.now() + 60_000).toISOString(), room: 10 });
+      const done = (id: string) => write(ds, { id, type: 'updated', record: { id, status: 'done' }, previous: { id, status: 'open' } });
+      await done('t1');
+      expect((await fanOut(ds, { triggers, queue, preclaim: claim })).claimed.map((d) => d.sequence)).to.deep.equal([1000]);
+      // t1's first delivery is still to run (claimed): its second waits behind it. t2's two run as one chain.
+      await done('t1');
+      await done('t2');
+      await done('t2');
+      const second = await fanOut(ds, { triggers, queue, preclaim: claim });
+      expect(second).to.deep.include({ pending: 1, full: false, more: false });
+      expect(second.claimed.map((d) => d.sequence)).to.deep.equal([3000, 4000]);
+      expect((await all(ds)).map((d) => [d.sequence, d.status])).to.deep.equal([
+        [1000, 'claimed'],
+        [2000, 'pending'],
+        [3000, 'claimed'],
+        [4000, 'claimed'],
+      ]);
+    });
+
     it('a pass whose cursor another pass moved after it read writes nothing and leaves the cursor', async () => {
       const ds = await open();
       const other = await open();
