@@ -37,6 +37,7 @@ const DEFAULT_ROUTES = { rpc: '/api/objectql', data: '/api/data', metadata: '/ap
 
 export class MatrixServer {
   private server?: TestServer;
+  private starting?: Promise<void>;
   private baseline?: Snapshot;
   private labels = new Map<string, { label: string; description?: string }>();
 
@@ -107,7 +108,16 @@ export class MatrixServer {
     return this.server;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the server. A start slower than mocha's hook timeout goes on after the hook failed:
+   * stop() waits for it, so the server it makes is stopped too, not left to hold the process open.
+   */
+  start(): Promise<void> {
+    this.starting = this.startServer();
+    return this.starting;
+  }
+
+  private async startServer(): Promise<void> {
     // graphql (its subscriptions) and realtime carry the change notifications (change-cases.ts).
     const plugins = Object.assign({}, identityServer.config.plugins, CHANGE_PLUGINS, FILE_PLUGINS, ...this.adapters.map((a) => a.plugins));
     this.server = await startServer(
@@ -121,6 +131,7 @@ export class MatrixServer {
   }
 
   async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
     this.agent.destroy();
     this.agent = new Agent({ keepAlive: true });
     await this.server?.stop();
