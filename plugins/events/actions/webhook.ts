@@ -49,18 +49,30 @@ export interface WebhookResponse {
   body: string;
 }
 
+/** Headers an action may not set: the standard ones, and those the HTTP client writes. */
+const RESERVED: ReadonlySet<string> = new Set(
+  ['Content-Type', 'Idempotency-Key', DELIVERY_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, 'Content-Length', 'Host'].map((h) =>
+    h.toLowerCase(),
+  ),
+);
+
 /** The headers sent: the action's (except those it may not override) and the standard ones. */
 export function webhookHeaders(action: WebhookAction, deliveryId: string, timestamp: number, body: string): Record<string, string> {
-  const standard: Record<string, string> = {
-    'Content-Type': 'application/json',
-    'Idempotency-Key': deliveryId,
-    [DELIVERY_HEADER]: deliveryId,
-    [TIMESTAMP_HEADER]: String(timestamp),
-  };
-  if (action.secret !== undefined) standard[SIGNATURE_HEADER] = signPayload(action.secret, timestamp, body);
-  const reserved = new Set([...Object.keys(standard), SIGNATURE_HEADER, 'content-length', 'host'].map((h) => h.toLowerCase()));
-  const own = Object.fromEntries(Object.entries(action.headers).filter(([name]) => !reserved.has(name.toLowerCase())));
-  return { 'User-Agent': 'objectql-webhook', ...own, ...standard };
+  const headers: Record<string, string> = {};
+  let agent = false;
+  for (const name in action.headers) {
+    const lower = name.toLowerCase();
+    if (RESERVED.has(lower)) continue;
+    agent ||= lower === 'user-agent';
+    headers[name] = action.headers[name];
+  }
+  if (!agent) headers['User-Agent'] = 'objectql-webhook';
+  headers['Content-Type'] = 'application/json';
+  headers['Idempotency-Key'] = deliveryId;
+  headers[DELIVERY_HEADER] = deliveryId;
+  headers[TIMESTAMP_HEADER] = String(timestamp);
+  if (action.secret !== undefined) headers[SIGNATURE_HEADER] = signPayload(action.secret, timestamp, body);
+  return headers;
 }
 
 /** Sends webhooks over pooled connections (see above). */

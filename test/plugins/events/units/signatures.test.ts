@@ -45,4 +45,13 @@ describe('events: webhook signatures', () => {
     const signed = webhookHeaders({ ...action, secret: 'k' }, 'd1', 1700000000, body);
     expect(signed['X-ObjectQL-Signature']).to.equal(signPayload('k', 1700000000, body));
   });
+
+  it('headers: one User-Agent, the action own when it sets one in any case', () => {
+    const action: WebhookAction = { type: 'webhook', url: 'https://example.com/h', method: 'POST', headers: {}, timeoutMs: 1000 };
+    const agents = (headers: Record<string, string>) => Object.entries(headers).filter(([k]) => k.toLowerCase() === 'user-agent');
+    expect(agents(webhookHeaders(action, 'd1', 1, body))).to.deep.equal([['User-Agent', 'objectql-webhook']]);
+    expect(agents(webhookHeaders({ ...action, headers: { 'user-agent': 'crm/1' } }, 'd1', 1, body))).to.deep.equal([
+      ['user-agent', 'crm/1'],
+    ]);
+  });
 });
