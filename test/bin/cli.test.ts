@@ -14,7 +14,8 @@ import { freePort } from '../helpers/free-port';
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
 const BUILT_CLI = join(ROOT, 'dist/bin/cli.js');
-const WAIT_MS = 15_000;
+/** A server process's start-up and exit: generous, as the whole suite shares two cores with it in CI. */
+const WAIT_MS = 45_000;
 
 interface Run {
   child: ChildProcess;
@@ -66,6 +67,7 @@ async function waitForHealth(url: string, proc: Run, ms = WAIT_MS): Promise<void
 }
 
 describe('objectql command line', function () {
+  this.timeout(2 * WAIT_MS);
   let tmp: string;
   const running: Run[] = [];
 

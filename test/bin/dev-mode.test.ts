@@ -15,7 +15,8 @@ import { freePort } from '../helpers/free-port';
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
 const BUILT_DEV = join(ROOT, 'dist/bin/dev.js');
-const WAIT_MS = 20_000;
+/** A server process's start-up, reload and exit: generous, as the whole suite shares two cores with it in CI. */
+const WAIT_MS = 45_000;
 
 const CONFIG = `export default {
   host: '127.0.0.1',
@@ -35,7 +36,7 @@ export default {
 const prefixFile = (prefix: string) => `export const PREFIX = '${prefix}';\n`;
 
 describe('objectql dev', function () {
-  this.timeout(60_000);
+  this.timeout(2 * WAIT_MS);
   let tmp: string;
   let meta: string;
   let url: string;

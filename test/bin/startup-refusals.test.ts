@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
-const WAIT_MS = 15_000;
+/** A server process's start-up: generous, as the whole suite shares two cores with it in CI. */
+const WAIT_MS = 45_000;
 
 interface Outcome {
   code: number | string;
@@ -50,6 +51,7 @@ function serve(args: string[], env: Record<string, string | undefined>): Promise
 }
 
 describe('objectql serve: start-up refusals', function () {
+  this.timeout(WAIT_MS + 15_000);
   let tmp: string;
 
   before(function () {

@@ -49,7 +49,9 @@ describe('deploy: the image and its config', () => {
     }
   });
 
-  describe('the deploy config with the compose variables', () => {
+  describe('the deploy config with the compose variables', function () {
+    // Two server processes started one after the other (30 s each at most), beside the whole suite in CI.
+    this.timeout(90_000);
     let s3: TestS3 | undefined;
     const instances: Served[] = [];
     let database: string | undefined;
