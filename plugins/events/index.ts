@@ -133,7 +133,7 @@ export default definePlugin((options: EventsOptions = {}) => {
             queue,
             pollMs: settings.dispatcher.pollMs,
             preclaim: () => running.preclaim(ds.name),
-            adopt: (deliveries) => running.adopt(ds.name, deliveries),
+            adopt: (deliveries, heldBack) => running.adopt(ds.name, deliveries, heldBack),
             windowMs,
           });
           fanOuts.set(ds.name, loop);

@@ -68,8 +68,11 @@ export interface Dispatcher {
    * free (`batch` may wait to start) and no older ones may be waiting unclaimed; else undefined.
    */
   preclaim(datasource: string): (Preclaim & { room: number }) | undefined;
-  /** Once committed: runs deliveries written claimed with `preclaim`'s claim. */
-  adopt(datasource: string, deliveries: Delivery[]): void;
+  /**
+   * Once committed: runs deliveries written claimed with `preclaim`'s claim; `heldBack` were written
+   * pending behind an earlier delivery of their key, to claim once a chain ends.
+   */
+  adopt(datasource: string, deliveries: Delivery[], heldBack?: number): void;
   /** Stops claiming, waits (bounded) for running actions, then resolves. Harmless twice. */
   stop(): Promise<void>;
 }
@@ -105,8 +108,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     preclaim(datasource) {
       return loopOf(datasource)?.preclaim();
     },
-    adopt(datasource, deliveries) {
-      loopOf(datasource)?.adopt(deliveries);
+    adopt(datasource, deliveries, heldBack = 0) {
+      loopOf(datasource)?.adopt(deliveries, heldBack);
     },
     stop() {
       stopping ??= Promise.all(loops.map((l) => l.stop())).then(() => undefined);
@@ -180,7 +183,9 @@ class DatasourceLoop {
   }
 
   /** Runs deliveries the fan-out wrote claimed by this instance (their keys' order checked). */
-  adopt(deliveries: Delivery[]): void {
+  adopt(deliveries: Delivery[], heldBack: number): void {
+    // Those written pending wait for a claim pass, which the end of a chain then starts.
+    if (heldBack > 0) this.backlog = true;
     void this.take(deliveries);
   }
 
@@ -355,6 +360,8 @@ class DatasourceLoop {
       }
     }
     this.writing = undefined;
+    // A delivery held back behind one of these (its key's order) may be claimed now they are over.
+    if (this.backlog) this.wake();
   }
 
   private async renew(): Promise<void> {

@@ -211,8 +211,8 @@ export interface FanOutLoopOptions extends FanOutOptions {
   pollMs: number;
   /** The dispatcher's room (Dispatcher.preclaim): the loop makes only deliveries it claims, never pending ones. */
   preclaim: NonNullable<FanOutOptions['preclaim']>;
-  /** Runs deliveries written claimed, once committed (Dispatcher.adopt). */
-  adopt(deliveries: Delivery[]): void;
+  /** Runs deliveries written claimed, once committed; `heldBack` were written pending behind an earlier one of their key (Dispatcher.adopt). */
+  adopt(deliveries: Delivery[], heldBack: number): void;
   /** How often passes may start (window.ts); default BATCH_WINDOW_MS. */
   windowMs?: number;
 }
@@ -256,7 +256,7 @@ export class FanOutLoop {
         this.log.warn({ err: errorText(err) }, 'events: making deliveries from the feed failed; trying again at the next poll');
         return;
       }
-      if (result.claimed.length > 0) this.options.adopt(result.claimed);
+      if (result.claimed.length > 0 || result.pending > 0) this.options.adopt(result.claimed, result.pending);
       this.waitingForRoom = result.full;
       more = result.more;
     }

@@ -81,6 +81,20 @@ describeDialects('events deliveries: dispatcher', (ns: () => Namespace, label) =
       expect(d.preclaim('default')).to.equal(undefined);
     });
 
+    it('claims a delivery the fan-out wrote pending behind an earlier one of its key when that one ends, not at the next poll', async () => {
+      const ds = await open();
+      const calls: Call[] = [];
+      const d = dispatch(ds, [workflow('w')], fakeRunner('a', calls, new Map(), 30), 'a', { ...SETTINGS, pollMs: 60_000 });
+      // The pass at start has found nothing; no other pass comes by itself within the test.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const queue = createDeliveryQueue();
+      const claimed = await ds.transaction((tx) => queue.enqueue(ds, tx, [delivery('w', 'k', 1)], d.preclaim('default')));
+      await ds.transaction((tx) => queue.enqueue(ds, tx, [delivery('w', 'k', 2)]));
+      d.adopt('default', claimed, 1);
+      await until('both done', async () => (await all(ds)).every((r) => r.status === 'done'));
+      expect(calls.map((c) => c.sequence)).to.deep.equal([1000, 2000]);
+    });
+
     it('claims nothing new for writes while older deliveries wait unclaimed: they run first', async () => {
       const ds = await open();
       const calls: Call[] = [];
