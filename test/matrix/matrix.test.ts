@@ -19,7 +19,11 @@ import { visibilityCases } from './visibility-cases';
 for (const [name, datasources] of Object.entries(DATASOURCES)) {
   describe(`permission matrix on ${name}`, () => {
     const env = new MatrixServer(datasources, ADAPTERS);
-    before(() => env.start());
+    // The first start loads (and transpiles) the whole server: in CI, beside the other groups, it can take longer than one test's 20 s.
+    before(function () {
+      this.timeout(60000);
+      return env.start();
+    });
     after(() => env.stop());
 
     it('starts from the records the table expects', async () => {
