@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { freePort } from '../helpers/free-port';
+import { diagnosticText, typeChecker } from '../helpers/type-check';
 
 const ROOT = resolve(__dirname, '../..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -117,21 +118,21 @@ describe('objectql as an installed package: npm pack, init, npm start', function
   });
 
   it('type-checks a third-party plugin and driver against the installed package, and refuses a wrong one', () => {
+    const checkTypes = typeChecker({
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.Node16,
+      moduleResolution: ts.ModuleResolutionKind.Node16,
+      types: [],
+      // The plugin's own code is checked whole; a type the package's declarations could not
+      // resolve would show there as an implicit any.
+      skipLibCheck: true,
+    });
     const check = (source: string) => {
       const file = join(app, `plugin-${Math.random().toString(36).slice(2)}.ts`);
       writeFileSync(file, source);
-      const program = ts.createProgram([file], {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.Node16,
-        moduleResolution: ts.ModuleResolutionKind.Node16,
-        types: [],
-        // The plugin's own code is checked whole; a type the package's declarations could not
-        // resolve would show there as an implicit any.
-        skipLibCheck: true,
-      });
-      return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      return checkTypes([file]).map(diagnosticText);
     };
     const plugin = `import { definePlugin, ObjectQLError, type Datasource, type DriverFactory, type Kernel } from 'objectql';
 import { routeOptions } from 'objectql/protocol';

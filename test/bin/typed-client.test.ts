@@ -13,25 +13,28 @@ import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { ObjectQLClientError } from '../../client';
 import { startServer, type TestServer } from '../helpers/server';
+import { diagnosticText, typeChecker } from '../helpers/type-check';
 
 const ROOT = resolve(__dirname, '../..');
 const ADMIN_KEY = 'typed-client-admin-key-01';
+
+/** Strict, beside the generated module; one compiler for every snippet (the module and @types/node read once). */
+const checkTypes = typeChecker({
+  strict: true,
+  noEmit: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.CommonJS,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  types: ['node'],
+  typeRoots: [join(ROOT, 'node_modules/@types')],
+  skipLibCheck: true,
+});
 
 /** Type errors of one file compiled strictly beside the generated module. */
 function typeErrors(dir: string, source: string): string[] {
   const file = join(dir, `snippet-${Math.random().toString(36).slice(2)}.ts`);
   writeFileSync(file, source);
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    types: ['node'],
-    typeRoots: [join(ROOT, 'node_modules/@types')],
-    skipLibCheck: true,
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  return checkTypes([file]).map(diagnosticText);
 }
 
 describe('typed client: objectql generate types', function () {

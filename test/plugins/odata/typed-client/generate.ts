@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
+import { diagnosticText, typeChecker } from '../../../helpers/type-check';
 
 const ROOT = resolve(__dirname, '../../../..');
 const CLI = join(ROOT, 'node_modules/@odata2ts/odata2ts/lib/run-cli.js');
@@ -76,11 +77,18 @@ export async function generateClient(metadataXml: string): Promise<GeneratedClie
   }
 }
 
-/** The compiler's diagnostics for `files` (and what they import), one formatted line each; empty when they type-check. */
-export function typeCheck(files: string[], baseDir: string): string[] {
-  const program = ts.createProgram(files, COMPILER_OPTIONS);
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+/**
+ * A compiler for the client generated in `baseDir`: called with files, it gives their diagnostics (and those of
+ * what they import), one formatted line each; none when they type-check. The generated files are read once.
+ */
+export function clientTypeChecker(baseDir: string): (files: string[]) => string[] {
+  const checkTypes = typeChecker(COMPILER_OPTIONS);
+  return (files) => formatted(checkTypes(files), baseDir);
+}
+
+function formatted(diagnostics: readonly ts.Diagnostic[], baseDir: string): string[] {
+  return diagnostics.map((d) => {
+    const text = diagnosticText(d);
     if (!d.file || d.start === undefined) return text;
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
     return `${d.file.fileName.replace(baseDir, '.')}:${line + 1}:${character + 1} TS${d.code}: ${text}`;
