@@ -15,11 +15,15 @@
  * - a delivery may also start claimed: the fan-out (fanout.ts) writes it claimed by this instance
  *   when this instance's dispatcher has room. No other instance can see the row before it commits,
  *   and it is then claimed like any other: the same leases, renewals and settlements. Its key's
- *   order is checked in the fan-out's transaction, once it holds the cursor (`mayRunNow`, a locking
- *   read: the latest committed rows, whatever snapshot the transaction has): every earlier delivery
- *   has a lower position, so an earlier fan-out made it, and that fan-out committed before this one
- *   got the cursor. A delivery an earlier one of its key still holds back is written pending, to be
- *   claimed after it. This saves the claim's transaction for nearly every delivery.
+ *   order is checked in the fan-out's transaction, once it holds the cursor (`mayRunNow`): every
+ *   earlier delivery has a lower position, so an earlier fan-out made it, and that fan-out committed
+ *   before this one got the cursor. The check is a plain read, the transaction's first that takes
+ *   no lock, so it sees that commit: PostgreSQL reads what was committed when each statement
+ *   starts, MariaDB's snapshot is taken at a transaction's first such read, SQLite has one writer.
+ *   (A locking read would hold locks on rows the dispatchers renew and settle: on MariaDB their
+ *   transactions deadlocked with it under load until leases ran out and deliveries ran twice.)
+ *   A delivery an earlier one of its key still holds back is written pending, to be claimed after
+ *   it. This saves the claim's transaction for nearly every delivery.
  *
  * Deliveries are rows, made from committed events (fanout.ts): they survive any restart.
  */
@@ -151,13 +155,11 @@ export async function claimDue(ds: Datasource, options: ClaimOptions): Promise<C
 
 /**
  * The candidates the order of their keys lets run now: those with no earlier delivery of their key
- * still to run (pending or claimed) other than candidates themselves. One query for every key; with
- * `lock`, a locking read (the rows as last committed, held until `tx` ends).
+ * still to run (pending or claimed) other than candidates themselves. One query for every key.
  */
-export async function mayRunNow<T extends OrderedRow>(ds: Datasource, candidates: T[], tx: Transaction, lock = false): Promise<T[]> {
+export async function mayRunNow<T extends OrderedRow>(ds: Datasource, candidates: T[], tx: Transaction): Promise<T[]> {
   if (candidates.length === 0) return [];
-  const read = lock && ds.lockRows ? ds.lockRows.bind(ds) : ds.find.bind(ds);
-  const active = await read(
+  const active = await ds.find(
     DELIVERY_TABLE,
     {
       filter: {

@@ -110,7 +110,7 @@ async function fanOutOnce(ds: Datasource, options: FanOutOptions, skipExisting: 
     if (claim) {
       // Claimed only where the order of their keys lets them run now (claim.ts): no earlier
       // delivery of their key still to run. The others wait, pending, behind it.
-      const runnable = await mayRunNow(ds, deliveries, tx, true);
+      const runnable = await mayRunNow(ds, deliveries, tx);
       const now = new Set(runnable.map((d) => d.id));
       pending = deliveries.filter((d) => !now.has(d.id));
       if (runnable.length > 0) claimed = await options.queue.enqueue(ds, tx, runnable, claim);
