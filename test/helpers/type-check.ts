@@ -6,7 +6,7 @@
  */
 import ts from 'typescript';
 
-/** Checks `files` (and what they import) under `options`; resolves with the compiler's diagnostics. */
+/** Checks `files` (and what they import); returns the compiler's diagnostics. */
 export type TypeChecker = (files: string[]) => readonly ts.Diagnostic[];
 
 /**
