@@ -8,8 +8,10 @@
  * pool makes new ones on demand, so the datasource recovers without a restart once the database
  * answers again.
  *
- * Schema sync (DDL at start-up: an index on a big table takes long) runs on connections of its own
- * profile with the longer schemaSyncMillis; the pool swaps profiles by replacing its connections.
+ * Schema sync (DDL at start-up: an index on a big table takes long) runs under the longer
+ * schemaSyncMillis: a connection handed out while the profile differs from its own has its
+ * session's limit set again first. Replacing the connections instead cost a datasource two more
+ * connections at every start (each 40 ms of PostgreSQL's CPU on the CI machine).
  */
 import type { Knex } from 'knex';
 import type { SqlDialect } from './dialects/base';
@@ -69,7 +71,7 @@ export class ConnectionGuard {
     private readonly onFault: (err: Error) => void,
   ) {}
 
-  /** The knex config with the timeouts, keepalive and the pool's hooks added. */
+  /** The knex config with the timeouts, keepalive and the pool's hooks added; `attach` the knex made with it. */
   apply(config: Knex.Config): Knex.Config {
     const t = this.timeouts;
     const pool = { ...(config.pool ?? {}) } as Knex.PoolConfig & { validate?: (conn: unknown) => boolean };
@@ -88,6 +90,26 @@ export class ConnectionGuard {
     return { ...config, acquireConnectionTimeout: t.acquireMillis, pool, connection: this.connection(config.connection) };
   }
 
+  /** Sets a connection's limits again when the profile changed since it last had them, before knex hands it out. */
+  attach(knex: Knex): void {
+    if (this.dialect.name === 'sqlite') return;
+    const client = knex.client as { acquireConnection(): Promise<RawConnection>; releaseConnection(conn: RawConnection): Promise<unknown> };
+    const acquire = client.acquireConnection.bind(client);
+    client.acquireConnection = async () => {
+      const conn = await acquire();
+      const profile = this.profile;
+      if (conn.objectqlProfile === profile) return conn;
+      try {
+        await this.statementTimeout(conn, this.limits(profile).statement);
+      } catch (err) {
+        await client.releaseConnection(conn);
+        throw err;
+      }
+      conn.objectqlProfile = profile;
+      return conn;
+    };
+  }
+
   /** Runs `fn` (schema sync) on connections without the data statements' limits. */
   async forSchema<T>(fn: () => Promise<T>): Promise<T> {
     this.switchTo('schema');
@@ -99,9 +121,15 @@ export class ConnectionGuard {
   }
 
   private switchTo(profile: Profile): void {
-    if (this.profile === profile || this.dialect.name === 'sqlite') return;
     this.profile = profile;
-    this.staleBelow = this.serial + 1;
+  }
+
+  /** The server's statement limit and the client's limit of a profile; 0: none. */
+  private limits(profile: Profile): { statement: number; client: number } {
+    const t = this.timeouts;
+    return profile === 'schema'
+      ? { statement: t.schemaSyncMillis, client: t.schemaSyncMillis }
+      : { statement: t.statementMillis, client: t.queryMillis };
   }
 
   private connection(connection: Knex.Config['connection']): Knex.Config['connection'] {
@@ -125,21 +153,20 @@ export class ConnectionGuard {
     }
     conn.objectqlSerial = ++this.serial;
     conn.objectqlProfile = this.profile;
-    const limit = this.profile === 'schema' ? this.timeouts.schemaSyncMillis : this.timeouts.statementMillis;
-    const clientLimit = this.profile === 'schema' ? this.timeouts.schemaSyncMillis : this.timeouts.queryMillis;
-    if (clientLimit > 0) this.bound(conn, clientLimit);
-    if (limit > 0) await this.statementTimeout(conn, limit);
+    this.bound(conn);
+    const { statement } = this.limits(this.profile);
+    if (statement > 0) await this.statementTimeout(conn, statement);
   }
 
   /** The pool's check before handing a connection out: one to be given up is destroyed here. */
   private usable(conn: RawConnection): boolean {
     if (this.dialect.name === 'sqlite') return true;
-    if ((conn.objectqlSerial ?? 0) >= this.staleBelow && conn.objectqlProfile === this.profile && !conn.__knex__disposed) return true;
+    if ((conn.objectqlSerial ?? 0) >= this.staleBelow && !conn.__knex__disposed) return true;
     this.kill(conn);
     return false;
   }
 
-  /** Sets the server's statement timeout on the session. */
+  /** Sets the server's statement timeout on the session (0: none). */
   private async statementTimeout(conn: RawConnection, ms: number): Promise<void> {
     if (this.dialect.name === 'postgres') return run(conn, `SET statement_timeout = ${ms}`);
     try {
@@ -150,16 +177,17 @@ export class ConnectionGuard {
   }
 
   /**
-   * Wraps the connection's query(…, callback): no answer within `ms` fails the statement with
-   * QUERY_TIMEOUT_CODE and destroys the connection (its socket may hold a half-read answer). A
-   * connection that died under a statement makes the pool give up its other connections too.
+   * Wraps the connection's query(…, callback): no answer within its profile's client limit fails the
+   * statement with QUERY_TIMEOUT_CODE and destroys the connection (its socket may hold a half-read
+   * answer). A connection that died under a statement makes the pool give up its other connections too.
    */
-  private bound(conn: RawConnection, ms: number): void {
+  private bound(conn: RawConnection): void {
     const query = conn.query;
     if (typeof query !== 'function') return;
     conn.query = (...args: unknown[]) => {
       const callback = args[args.length - 1];
-      if (typeof callback !== 'function') return query.apply(conn, args);
+      const ms = this.limits(conn.objectqlProfile ?? this.profile).client;
+      if (typeof callback !== 'function' || ms <= 0) return query.apply(conn, args);
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;

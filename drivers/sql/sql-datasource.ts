@@ -119,6 +119,7 @@ export class SqlDatasource implements Datasource {
       ...guard.apply(this.dialect.knexConfig(this.options, this.native)),
       log: { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') },
     });
+    guard.attach(db);
     try {
       await db.raw('SELECT 1');
       await this.dialect.init(db);

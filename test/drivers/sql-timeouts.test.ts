@@ -47,6 +47,29 @@ describeDialects('sql driver timeouts', (ns, label) => {
   });
 
   if (label !== 'sqlite') {
+    it("runs a migration session under schemaSyncMillis on the same connection, the data statements' limit back after", async () => {
+      const db = knexOf(ds);
+      const limit = async (knex: Knex): Promise<number> => {
+        if (label === 'postgres') {
+          const result: { rows: Array<{ ms: string }> } = await knex.raw(
+            "SELECT setting AS ms FROM pg_settings WHERE name = 'statement_timeout'",
+          );
+          return Number(result.rows[0].ms);
+        }
+        const [rows]: Array<Array<Record<string, unknown>>> = await knex.raw('SELECT @@max_statement_time * 1000 AS ms');
+        return Number(rows[0].ms);
+      };
+      const connection = async (knex: Knex): Promise<number> => {
+        const result: any = await knex.raw(label === 'postgres' ? 'SELECT pg_backend_pid() AS id' : 'SELECT CONNECTION_ID() AS id');
+        return Number(label === 'postgres' ? result.rows[0].id : result[0][0].id);
+      };
+      const before = await connection(db);
+      const during = await ds.migrationSession(async ({ knex }) => ({ limit: await limit(knex), id: await connection(knex) }));
+      expect(during).to.deep.equal({ limit: 300_000, id: before });
+      expect(await limit(db)).to.equal(300);
+      expect(await connection(db)).to.equal(before);
+    });
+
     it("maps the server's statement timeout to SERVICE_UNAVAILABLE and keeps the connection", async () => {
       const db = knexOf(ds);
       const slow = label === 'postgres' ? 'SELECT pg_sleep(3)' : 'SELECT SLEEP(3)';
