@@ -10,6 +10,8 @@ import type { Context } from 'mocha';
 export const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
 const WAIT_MS = 15_000;
+/** How long a test waits for a server process to start, reload or exit: generous, as the whole suite shares two cores with it in CI. */
+export const SERVER_WAIT_MS = 45_000;
 
 export interface Served {
   code: number | string;

@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { slowGet, splitResponse } from '../server/http/raw-socket';
 import { freePort } from '../helpers/free-port';
+import { SERVER_WAIT_MS } from './cli-process';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
 const BUILT_CLI = join(ROOT, 'dist/bin/cli.js');
-/** A server process's start-up and exit: generous, as the whole suite shares two cores with it in CI. */
-const WAIT_MS = 45_000;
 
 interface Run {
   child: ChildProcess;
@@ -37,7 +36,7 @@ function run(args: string[]): Run {
     child,
     stdout: () => out,
     stderr: () => err,
-    exited: (ms = WAIT_MS) => {
+    exited: (ms = SERVER_WAIT_MS) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_res, rej) => {
         timer = setTimeout(() => {
@@ -51,7 +50,7 @@ function run(args: string[]): Run {
 }
 
 /** Polls GET /health until it answers 200, the process exits, or `ms` passes. */
-async function waitForHealth(url: string, proc: Run, ms = WAIT_MS): Promise<void> {
+async function waitForHealth(url: string, proc: Run, ms = SERVER_WAIT_MS): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null) throw new Error(`objectql exited early (${proc.child.exitCode}): ${proc.stderr()}`);
@@ -67,7 +66,7 @@ async function waitForHealth(url: string, proc: Run, ms = WAIT_MS): Promise<void
 }
 
 describe('objectql command line', function () {
-  this.timeout(2 * WAIT_MS);
+  this.timeout(2 * SERVER_WAIT_MS);
   let tmp: string;
   const running: Run[] = [];
 

@@ -11,12 +11,11 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../helpers/free-port';
+import { SERVER_WAIT_MS } from './cli-process';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
 const BUILT_DEV = join(ROOT, 'dist/bin/dev.js');
-/** A server process's start-up, reload and exit: generous, as the whole suite shares two cores with it in CI. */
-const WAIT_MS = 45_000;
 
 const CONFIG = `export default {
   host: '127.0.0.1',
@@ -36,7 +35,7 @@ export default {
 const prefixFile = (prefix: string) => `export const PREFIX = '${prefix}';\n`;
 
 describe('objectql dev', function () {
-  this.timeout(2 * WAIT_MS);
+  this.timeout(2 * SERVER_WAIT_MS);
   let tmp: string;
   let meta: string;
   let url: string;
@@ -46,7 +45,7 @@ describe('objectql dev', function () {
   let exited: Promise<number | string>;
 
   /** Polls `check` until it returns a value other than undefined, failing after `ms` with the child's output. */
-  async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = WAIT_MS): Promise<T> {
+  async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = SERVER_WAIT_MS): Promise<T> {
     const deadline = Date.now() + ms;
     let last: unknown;
     while (Date.now() < deadline) {
@@ -240,7 +239,7 @@ describe('objectql dev', function () {
     let timer: NodeJS.Timeout | undefined;
     const code = await Promise.race([
       exited,
-      new Promise<string>((res) => (timer = setTimeout(() => res('still running'), WAIT_MS))),
+      new Promise<string>((res) => (timer = setTimeout(() => res('still running'), SERVER_WAIT_MS))),
     ]).finally(() => clearTimeout(timer));
     expect(code, err).to.equal(0);
     expect(out).to.match(/INFO: stopping .*SIGTERM/);

@@ -9,11 +9,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVER_WAIT_MS } from './cli-process';
 
 const ROOT = resolve(__dirname, '../..');
 const BIN = join(ROOT, 'bin/objectql.js');
-/** A server process's start-up: generous, as the whole suite shares two cores with it in CI. */
-const WAIT_MS = 45_000;
 
 interface Outcome {
   code: number | string;
@@ -36,7 +35,7 @@ function serve(args: string[], env: Record<string, string | undefined>): Promise
   let stdout = '';
   let stderr = '';
   let stopping = false; // one SIGTERM: the CLI handles the first, a second would kill it
-  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
+  const timer = setTimeout(() => child.kill('SIGKILL'), SERVER_WAIT_MS);
   child.stdout.on('data', (d) => {
     stdout += d;
     if (!stopping && stdout.includes('ObjectQL started')) stopping = child.kill('SIGTERM');
@@ -51,7 +50,7 @@ function serve(args: string[], env: Record<string, string | undefined>): Promise
 }
 
 describe('objectql serve: start-up refusals', function () {
-  this.timeout(WAIT_MS + 15_000);
+  this.timeout(SERVER_WAIT_MS + 15_000);
   let tmp: string;
 
   before(function () {
