@@ -65,11 +65,19 @@ export class ConnectionGuard {
   /** Connections made before this serial are not handed out again. */
   private staleBelow = 0;
 
+  /** Each profile's server statement limit and client limit (0: none). */
+  private readonly limits: Record<Profile, { statement: number; client: number }>;
+
   constructor(
     private readonly dialect: SqlDialect,
     private readonly timeouts: SqlTimeouts,
     private readonly onFault: (err: Error) => void,
-  ) {}
+  ) {
+    this.limits = {
+      data: { statement: timeouts.statementMillis, client: timeouts.queryMillis },
+      schema: { statement: timeouts.schemaSyncMillis, client: timeouts.schemaSyncMillis },
+    };
+  }
 
   /** The knex config with the timeouts, keepalive and the pool's hooks added; `attach` the knex made with it. */
   apply(config: Knex.Config): Knex.Config {
@@ -100,7 +108,7 @@ export class ConnectionGuard {
       const profile = this.profile;
       if (conn.objectqlProfile === profile) return conn;
       try {
-        await this.statementTimeout(conn, this.limits(profile).statement);
+        await this.statementTimeout(conn, this.limits[profile].statement);
       } catch (err) {
         await client.releaseConnection(conn);
         throw err;
@@ -112,24 +120,12 @@ export class ConnectionGuard {
 
   /** Runs `fn` (schema sync) on connections without the data statements' limits. */
   async forSchema<T>(fn: () => Promise<T>): Promise<T> {
-    this.switchTo('schema');
+    this.profile = 'schema';
     try {
       return await fn();
     } finally {
-      this.switchTo('data');
+      this.profile = 'data';
     }
-  }
-
-  private switchTo(profile: Profile): void {
-    this.profile = profile;
-  }
-
-  /** The server's statement limit and the client's limit of a profile; 0: none. */
-  private limits(profile: Profile): { statement: number; client: number } {
-    const t = this.timeouts;
-    return profile === 'schema'
-      ? { statement: t.schemaSyncMillis, client: t.schemaSyncMillis }
-      : { statement: t.statementMillis, client: t.queryMillis };
   }
 
   private connection(connection: Knex.Config['connection']): Knex.Config['connection'] {
@@ -154,7 +150,7 @@ export class ConnectionGuard {
     conn.objectqlSerial = ++this.serial;
     conn.objectqlProfile = this.profile;
     this.bound(conn);
-    const { statement } = this.limits(this.profile);
+    const { statement } = this.limits[this.profile];
     if (statement > 0) await this.statementTimeout(conn, statement);
   }
 
@@ -186,7 +182,7 @@ export class ConnectionGuard {
     if (typeof query !== 'function') return;
     conn.query = (...args: unknown[]) => {
       const callback = args[args.length - 1];
-      const ms = this.limits(conn.objectqlProfile ?? this.profile).client;
+      const ms = this.limits[conn.objectqlProfile ?? this.profile].client;
       if (typeof callback !== 'function' || ms <= 0) return query.apply(conn, args);
       let settled = false;
       const timer = setTimeout(() => {
